@@ -1,0 +1,30 @@
+// The `_dpusim` extension module: runs every registered binder on its own submodule.
+#include <cstdlib>
+#include <map>
+#include <string>
+
+#include "module_registry.h"
+
+namespace dpusim::pybind {
+namespace {
+std::map<std::string, Binder>& registry() {
+  static std::map<std::string, Binder> binders;
+  return binders;
+}
+}  // namespace
+
+Registrar::Registrar(const char* name, Binder binder) { registry().emplace(name, binder); }
+
+}  // namespace dpusim::pybind
+
+// Debian's libsystemc references sc_main from its own main(); an extension module that links
+// it must define the symbol or the import fails. The simulator never enters it.
+int sc_main(int, char**) { return 0; }
+
+PYBIND11_MODULE(_dpusim, m) {
+  m.doc() = "dpusim native core (SystemC/TLM platform, P4 engine, numeric formats)";
+  for (const auto& [name, bind] : dpusim::pybind::registry()) {
+    auto sub = m.def_submodule(name.c_str());
+    bind(sub);
+  }
+}
