@@ -1,0 +1,47 @@
+// Host memory: a sparse 64-bit byte store holding only what the host allocated, which devices
+// reach by DMA. Allocation is a deterministic bump allocator (docs/architecture.md gives the
+// windows); what lies outside every allocation is not memory, and a DMA there is refused.
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <unordered_map>
+#include <vector>
+
+namespace dpusim::host {
+
+class HostMemory {
+ public:
+  // Low DRAM window for allocations (below the 32-bit MMIO aperture), then high DRAM.
+  static constexpr uint64_t kLowBase = 0x0000000010000000ull;
+  static constexpr uint64_t kLowEnd = 0x00000000c0000000ull;
+  static constexpr uint64_t kHighBase = 0x0000000100000000ull;
+  static constexpr uint64_t kHighEnd = 0x0000004000000000ull;
+
+  // Allocates `size` bytes aligned to `align` (a power of two); zero-filled. Throws
+  // std::invalid_argument for a bad size/alignment, std::runtime_error when memory runs out.
+  uint64_t alloc(uint64_t size, uint64_t align);
+  // Frees the allocation that starts at `addr`; false if there is none.
+  bool free(uint64_t addr);
+  // True when [addr, addr + len) lies inside one allocation.
+  bool allocated(uint64_t addr, uint64_t len) const;
+
+  // Byte access without checks beyond allocation (the caller checked). Unwritten bytes read 0.
+  void read(uint64_t addr, uint8_t* out, uint64_t len) const;
+  void write(uint64_t addr, const uint8_t* in, uint64_t len);
+
+  uint64_t allocated_bytes() const { return allocated_bytes_; }
+
+ private:
+  static constexpr uint64_t kPage = 4096;
+  using Page = std::array<uint8_t, kPage>;
+  // Looked up by page number only, never iterated: the order of an unordered map cannot leak.
+  std::unordered_map<uint64_t, std::unique_ptr<Page>> pages_;
+  std::map<uint64_t, uint64_t> regions_;  // start -> end (exclusive)
+  uint64_t next_low_ = kLowBase, next_high_ = kHighBase;
+  uint64_t allocated_bytes_ = 0;
+};
+
+}  // namespace dpusim::host

@@ -1,0 +1,175 @@
+#include "root_complex.h"
+
+#include <cstring>
+#include <stdexcept>
+
+#include "completer.h"
+
+namespace dpusim::host {
+
+using namespace sc_core;
+using pcie::Tlp;
+
+RootComplex::RootComplex(sc_module_name name, pcie::SimContext& ctx, const HostSpec& spec)
+    : sc_module(name),
+      port("port"),
+      requester("requester", ctx, [this](Tlp& t) { return port.send(t); }, [] { return kRequesterId; }),
+      ctx_(ctx),
+      spec_(spec),
+      later_("later") {
+  requester.max_read_request_size = [this] { return spec_.max_read_request_size; };
+  requester.max_payload_size = [this] { return spec_.max_payload_size; };
+  requester.tag_count = [] { return 256u; };
+  port.set_receiver([this](Tlp& t) { on_receive(t); });
+  SC_METHOD(run_submissions);
+  sensitive << submitted_;
+  dont_initialize();
+}
+
+void RootComplex::submit(std::function<void()> fn) {
+  submissions_.push_back(std::move(fn));
+  submitted_.notify(SC_ZERO_TIME);
+}
+
+void RootComplex::run_submissions() {
+  while (!submissions_.empty()) {
+    auto fn = std::move(submissions_.front());
+    submissions_.pop_front();
+    fn();
+  }
+}
+
+namespace {
+void check_config_access(uint16_t offset, unsigned size) {
+  if (size != 1 && size != 2 && size != 4)
+    throw std::invalid_argument("config access size " + std::to_string(size) + " is not 1, 2 or 4");
+  if (offset % size || offset > 0xfff)
+    throw std::invalid_argument("config offset " + std::to_string(offset) + " is not aligned to size " +
+                                std::to_string(size) + " inside 0..0xfff");
+}
+}  // namespace
+
+void RootComplex::config_read(uint16_t bdf, uint16_t offset, unsigned size, Done done) {
+  check_config_access(offset, size);
+  submit([this, bdf, offset, size, done = std::move(done)]() mutable {
+    const uint8_t be = uint8_t(((1u << size) - 1) << (offset & 3));
+    requester.config(false, (bdf >> 8) != 0, bdf, offset, be, 0,
+                     [offset, size, done = std::move(done)](pcie::Result&& r) {
+                       // Keep only the bytes asked for, shifted down (all-ones on error).
+                       std::vector<uint8_t> dw = std::move(r.data);
+                       r.data.assign(dw.begin() + (offset & 3), dw.begin() + (offset & 3) + size);
+                       done(std::move(r));
+                     });
+  });
+}
+
+void RootComplex::config_write(uint16_t bdf, uint16_t offset, unsigned size, uint32_t value, Done done) {
+  check_config_access(offset, size);
+  submit([this, bdf, offset, size, value, done = std::move(done)]() mutable {
+    const uint8_t be = uint8_t(((1u << size) - 1) << (offset & 3));
+    requester.config(true, (bdf >> 8) != 0, bdf, offset, be, value << (8 * (offset & 3)), std::move(done));
+  });
+}
+
+void RootComplex::mem_read(uint64_t addr, size_t len, Done done) {
+  submit([this, addr, len, done = std::move(done)]() mutable { requester.read(addr, len, std::move(done)); });
+}
+
+void RootComplex::mem_write(uint64_t addr, std::vector<uint8_t> bytes, Done done) {
+  submit([this, addr, bytes = std::move(bytes), done = std::move(done)]() mutable {
+    const sc_time sent = requester.write(addr, bytes.data(), bytes.size());
+    later_.at(sent, [done = std::move(done)] { done(pcie::Result{}); });
+  });
+}
+
+void RootComplex::send_raw(const tlp::Header& h, std::vector<uint8_t> bytes, Done done) {
+  submit([this, h, bytes = std::move(bytes), done = std::move(done)]() mutable {
+    requester.raw(h, bytes.data(), bytes.size(), std::move(done));
+  });
+}
+
+void RootComplex::on_receive(Tlp& t) {
+  const tlp::Header& h = pcie::hdr(t);
+  if (tlp::is_completion(h.type)) {
+    requester.on_completion(t);
+    return;
+  }
+  if (h.type == tlp::Type::MWr) {
+    serve_write(t);
+    return;
+  }
+  if (h.type == tlp::Type::MRd) {
+    serve_read(t);
+    return;
+  }
+  // Config, I/O and locked requests have no target in the host: UR for non-posted ones.
+  ctx_.event(name(), "unsupported_request").str("type", tlp::type_name(h.type)).u64("tlp", pcie::ext(t).serial);
+  if (tlp::is_non_posted(h.type))
+    port.send(*pcie::make_completion(ctx_.pool, h, kRequesterId, tlp::CplStatus::UR, nullptr, 0, 4, 0));
+  t.release();
+}
+
+void RootComplex::refuse_dma(const tlp::Header& h, const char* what) {
+  const std::string detail = std::string(what) + " by " + tlp::bdf_str(h.requester_id) + " at " +
+                             std::to_string(h.address) + " length " + std::to_string(h.length_dw) +
+                             " DW outside allocated host memory";
+  ctx_.event(name(), "dma_outside_memory")
+      .str("op", what)
+      .str("requester", tlp::bdf_str(h.requester_id))
+      .hex("addr", h.address)
+      .u64("len", h.length_dw);
+  ctx_.checker.violation(ctx_.now_ps(), name(), "dma_outside_memory", detail);
+}
+
+void RootComplex::serve_write(Tlp& t) {
+  const tlp::Header& h = pcie::hdr(t);
+  const uint64_t first = pcie::request_first_byte(h);
+  if (first >= kMsiBase && first < kMsiEnd) {
+    // An MSI/MSI-X message: a DW write of the message data (PCIe §6.1.4).
+    uint32_t value = 0;
+    std::memcpy(&value, pcie::data(t) + (first & 3), std::min<size_t>(4, pcie::data_len(t) - (first & 3)));
+    MsiEvent ev{ctx_.now_ps(), h.requester_id, first, value};
+    msis_.push_back(ev);
+    ++trace_msi_count;
+    trace_msi_data = value;
+    ctx_.event(name(), "msi").str("requester", tlp::bdf_str(h.requester_id)).hex("addr", first).hex("data", value);
+    if (on_msi) on_msi(ev);
+    t.release();
+    return;
+  }
+  const uint32_t count = pcie::request_byte_count(h);
+  if (!memory.allocated(first, count)) {
+    refuse_dma(h, "write");
+    t.release();
+    return;
+  }
+  // Write the enabled bytes only (byte enables of the first and last DW).
+  const uint8_t* d = pcie::data(t);
+  for (size_t i = 0; i < size_t(h.length_dw) * 4; ++i) {
+    const size_t dw = i / 4;
+    const uint8_t be = dw == 0 ? h.first_be : (dw + 1 == h.length_dw ? h.last_be : 0xf);
+    if (be & (1u << (i % 4))) memory.write(h.address + i, d + i, 1);
+  }
+  t.release();
+}
+
+void RootComplex::serve_read(Tlp& t) {
+  const tlp::Header h = pcie::hdr(t);
+  t.release();
+  later_.at(ctx_.ps(pcie::TimingId::host_mem_read_ps), [this, h] {
+    const uint64_t first = pcie::request_first_byte(h);
+    const uint32_t count = pcie::request_byte_count(h);
+    if (!memory.allocated(first, count)) {
+      refuse_dma(h, "read");
+      port.send(*pcie::make_completion(ctx_.pool, h, kRequesterId, tlp::CplStatus::UR, nullptr, 0, uint16_t(count),
+                                       uint8_t(first & 0x7f)));
+      return;
+    }
+    std::vector<uint8_t> bytes(count);
+    memory.read(first, bytes.data(), count);
+    pcie::complete_memory_read(ctx_.pool, h, kRequesterId, bytes.data(), spec_.max_payload_size,
+                               spec_.read_completion_boundary, [this](Tlp* c) { port.send(*c); });
+  });
+}
+
+}  // namespace dpusim::host

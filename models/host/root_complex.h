@@ -1,0 +1,87 @@
+// The host: a root complex with no root-port model (its link goes straight to the switch's
+// upstream port on root bus 0), host memory that devices reach by DMA, and the MSI receiver.
+//
+// Outbound, it issues what scenarios ask for: ECAM-style config requests (Type 0 to bus 0,
+// Type 1 to any other bus), memory reads and writes, and raw TLPs. Inbound, it serves DMA:
+// writes into allocated memory, reads completed at Max_Payload_Size and the Read Completion
+// Boundary after the memory latency, writes to the MSI window (0xFEE00000..0xFEEFFFFF) turned
+// into MSI events. DMA outside allocated memory is refused (a read gets UR, a write is dropped),
+// logged, and reported to the invariant checker.
+#pragma once
+
+#include <systemc>
+
+#include <cstdint>
+#include <deque>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "host_memory.h"
+#include "port.h"
+#include "requester.h"
+#include "sim_context.h"
+#include "timed_queue.h"
+
+namespace dpusim::host {
+
+struct HostSpec {
+  unsigned max_payload_size = 256;       // bytes, for DMA read completions
+  unsigned read_completion_boundary = 64;
+  unsigned max_read_request_size = 512;  // for host-issued reads
+  unsigned cpus = 4;
+};
+
+struct MsiEvent {
+  uint64_t time_ps;
+  uint16_t requester_id;
+  uint64_t address;
+  uint32_t data;
+};
+
+class RootComplex : public sc_core::sc_module {
+ public:
+  static constexpr uint64_t kMsiBase = 0xfee00000ull;
+  static constexpr uint64_t kMsiEnd = 0xfef00000ull;
+  static constexpr uint16_t kRequesterId = 0x0000;
+
+  SC_HAS_PROCESS(RootComplex);
+  RootComplex(sc_core::sc_module_name name, pcie::SimContext& ctx, const HostSpec& spec);
+
+  pcie::Port port;
+  pcie::Requester requester;
+  HostMemory memory;
+
+  using Done = pcie::Requester::Done;
+  // Host-issued operations. They enter the fabric in call order at the next delta cycle;
+  // `done` runs in simulation context when they complete.
+  void config_read(uint16_t bdf, uint16_t offset, unsigned size, Done done);
+  void config_write(uint16_t bdf, uint16_t offset, unsigned size, uint32_t value, Done done);
+  void mem_read(uint64_t addr, size_t len, Done done);
+  // `done` runs once the last TLP has left the root port (a posted write needs no more).
+  void mem_write(uint64_t addr, std::vector<uint8_t> bytes, Done done);
+  void send_raw(const tlp::Header& h, std::vector<uint8_t> bytes, Done done);
+
+  const std::vector<MsiEvent>& msis() const { return msis_; }
+  std::function<void(const MsiEvent&)> on_msi;  // the platform forwards them to Python
+
+  uint32_t trace_msi_count = 0;
+  uint32_t trace_msi_data = 0;
+
+ private:
+  void submit(std::function<void()> fn);
+  void run_submissions();
+  void on_receive(pcie::Tlp& t);
+  void serve_write(pcie::Tlp& t);
+  void serve_read(pcie::Tlp& t);
+  void refuse_dma(const tlp::Header& h, const char* what);
+
+  pcie::SimContext& ctx_;
+  HostSpec spec_;
+  pcie::TimedQueue later_;
+  std::deque<std::function<void()>> submissions_;
+  sc_core::sc_event submitted_;
+  std::vector<MsiEvent> msis_;
+};
+
+}  // namespace dpusim::host

@@ -1,0 +1,252 @@
+#include "platform.h"
+
+#include <cstdio>
+#include <fstream>
+#include <sstream>
+#include <stdexcept>
+
+namespace dpusim::platform {
+
+using namespace sc_core;
+
+namespace {
+
+Platform* g_platform = nullptr;
+bool g_elaborated = false;
+
+const char* severity_name(sc_severity s) {
+  switch (s) {
+    case SC_INFO: return "info";
+    case SC_WARNING: return "warning";
+    case SC_ERROR: return "error";
+    case SC_FATAL: return "fatal";
+    default: return "unknown";
+  }
+}
+
+// SystemC's own reports go to the event log, never to stdout; a warning or worse fails the run.
+void report_handler(const sc_report& rep, const sc_actions& actions) {
+  if (g_platform) {
+    g_platform->ctx()
+        .event("systemc", "sc_report")
+        .str("severity", severity_name(rep.get_severity()))
+        .str("id", rep.get_msg_type())
+        .str("msg", rep.get_msg());
+    if (rep.get_severity() >= SC_WARNING)
+      g_platform->report_failure(std::string("SystemC ") + severity_name(rep.get_severity()) + " " +
+                                 rep.get_msg_type() + ": " + rep.get_msg());
+  } else {
+    std::fprintf(stderr, "SystemC %s %s: %s\n", severity_name(rep.get_severity()), rep.get_msg_type(), rep.get_msg());
+  }
+  sc_report_handler::default_handler(rep, actions & ~(SC_DISPLAY | SC_LOG));
+}
+
+}  // namespace
+
+Platform::Platform(const PlatformSpec& spec, const Outputs& outputs) : spec_(spec), outputs_(outputs) {
+  if (g_elaborated)
+    throw std::logic_error(
+        "a platform was already built in this process: SystemC elaborates once per process "
+        "(run each platform through dpusim.run, which forks)");
+  g_elaborated = true;
+  g_platform = this;
+  sc_report_handler::set_handler(report_handler);
+
+  ctx_ = std::make_unique<pcie::SimContext>(spec.seed);
+  pcie::SimContext& ctx = *ctx_;
+  for (const auto& [name, value] : spec.timing) ctx.timing.set(name, value);
+  if (outputs.event_log.empty()) {
+    ctx.log.open_memory();
+  } else {
+    ctx.log.open_file(outputs.event_log);
+  }
+  {
+    std::string kinds;
+    for (const auto& s : spec.slots) kinds += (kinds.empty() ? "" : ",") + (s ? s->kind : std::string("empty"));
+    ctx.event("platform", "platform_start").u64("seed", spec.seed).u64("slots", spec.slots.size()).str("endpoints", kinds);
+  }
+
+  host_ = new host::RootComplex("host", ctx, spec.host);
+  host_->requester.checker_id = int(ctx.checker.register_requester("host"));
+  auto* host_link = new pcie::Link("link_host", ctx, pcie::TimingId::link_host_gen, pcie::TimingId::link_host_width,
+                                   [] { return 0; });
+  links_.push_back(host_link);
+
+  std::vector<pcie::Link*> dsp_links;
+  sw::SwitchSpec sspec;
+  for (size_t i = 0; i < spec.slots.size(); ++i) {
+    sspec.occupied.push_back(spec.slots[i].has_value());
+    // The bus number of the link below port i is that port's secondary bus, read live.
+    auto* link = new pcie::Link(("link_dsp" + std::to_string(i)).c_str(), ctx, pcie::TimingId::link_dsp_gen,
+                                pcie::TimingId::link_dsp_width, [this, i] {
+                                  return switch_ ? int(switch_->dsp(unsigned(i)).secondary()) : -1;
+                                });
+    dsp_links.push_back(link);
+    links_.push_back(link);
+  }
+  switch_ = new sw::PcieSwitch("switch", ctx, sspec, dsp_links);
+  host_link->connect(host_->port, switch_->up, host_->requester.checker_id, -1);
+
+  endpoints_.assign(spec.slots.size(), nullptr);
+  for (size_t i = 0; i < spec.slots.size(); ++i) {
+    const std::string name = "ep" + std::to_string(i);
+    if (spec.slots[i] && spec.slots[i]->kind == "test") {
+      auto* ep = new testep::TestEndpoint(name.c_str(), ctx);
+      const int id = int(ctx.checker.register_requester(name));
+      ep->requester().checker_id = id;
+      dsp_links[i]->connect(*switch_->down[i], ep->port, -1, id);
+      endpoints_[i] = ep;
+    } else {
+      empty_ports_.push_back(std::make_unique<pcie::Port>(("empty_slot" + std::to_string(i)).c_str()));
+      dsp_links[i]->connect(*switch_->down[i], *empty_ports_.back(), -1, -1);
+    }
+  }
+  if (spec.vcd && !outputs.vcd.empty()) build_traces();
+}
+
+Platform::~Platform() {
+  // SystemC modules live until the process exits: the kernel keeps pointers to them.
+  if (g_platform == this) g_platform = nullptr;
+}
+
+pcie::Function* Platform::function(const std::string& path) {
+  if (path == "switch.usp") return &switch_->usp();
+  if (path.rfind("switch.dsp", 0) == 0) {
+    const unsigned i = unsigned(std::stoul(path.substr(10)));
+    return i < switch_->ports() ? &switch_->dsp(i) : nullptr;
+  }
+  if (path.rfind("ep", 0) == 0) {
+    const unsigned i = unsigned(std::stoul(path.substr(2)));
+    return i < endpoints_.size() && endpoints_[i] ? &endpoints_[i]->function() : nullptr;
+  }
+  return nullptr;
+}
+
+void Platform::build_traces() {
+  vcd_ = sc_create_vcd_trace_file(outputs_.vcd.c_str());
+  vcd_->set_time_unit(1, SC_PS);
+  for (pcie::Link* l : links_) {
+    const std::string n = l->name();
+    sc_trace(vcd_, l->trace_up, n + ".up");
+    sc_trace(vcd_, l->trace_tlps_down, n + ".tlps_down", 32);
+    sc_trace(vcd_, l->trace_tlps_up, n + ".tlps_up", 32);
+  }
+  for (unsigned i = 0; i < switch_->ports(); ++i) {
+    sw::DownstreamPort& d = switch_->dsp(i);
+    sc_trace(vcd_, d.trace_dllla, d.path() + ".dllla");
+    sc_trace(vcd_, d.trace_slot_ctl, d.path() + ".slot_ctl", 16);
+    sc_trace(vcd_, d.trace_slot_sta, d.path() + ".slot_sta", 16);
+  }
+  sc_trace(vcd_, host_->requester.trace_outstanding, "host.outstanding_np", 32);
+  for (testep::TestEndpoint* ep : endpoints_)
+    if (ep) sc_trace(vcd_, ep->requester().trace_outstanding, std::string(ep->name()) + ".outstanding_np", 32);
+  sc_trace(vcd_, host_->trace_msi_count, "host.msi_count", 32);
+  sc_trace(vcd_, host_->trace_msi_data, "host.msi_data", 32);
+}
+
+void Platform::report_failure(const std::string& message) {
+  if (failed_) return;
+  failed_ = true;
+  failure_ = message;
+  pcie::Notification n(pcie::Notification::Kind::Violation);
+  n.text = message;
+  ctx_->post(std::move(n));
+}
+
+void Platform::advance(uint64_t until_ps) {
+  if (finished_) throw std::logic_error("the platform has finished");
+  while (!ctx_->has_notifications()) {
+    const uint64_t now = now_ps();
+    if (now >= until_ps) return;
+    const bool activity = sc_pending_activity();
+    if (!activity && until_ps == UINT64_MAX) return;  // nothing will ever happen
+    const uint64_t max = sc_max_time().value();
+    const uint64_t span = std::min(until_ps, max) - now;
+    try {
+      sc_start(sc_time::from_value(span), SC_RUN_TO_TIME);
+    } catch (const sc_report& rep) {
+      report_failure(std::string("SystemC error: ") + rep.what());
+      throw std::runtime_error(rep.what());
+    }
+  }
+}
+
+pcie::Requester::Done Platform::completion(uint64_t token) {
+  return [this, token](pcie::Result&& r) {
+    pcie::Notification n(pcie::Notification::Kind::Completion);
+    n.token = token;
+    n.status = static_cast<int>(r.outcome);
+    n.data = std::move(r.data);
+    ctx_->post(std::move(n));
+  };
+}
+
+uint64_t Platform::config_read(uint16_t bdf, uint16_t offset, unsigned size) {
+  const uint64_t token = next_token_++;
+  host_->config_read(bdf, offset, size, completion(token));
+  return token;
+}
+
+uint64_t Platform::config_write(uint16_t bdf, uint16_t offset, unsigned size, uint32_t value) {
+  const uint64_t token = next_token_++;
+  host_->config_write(bdf, offset, size, value, completion(token));
+  return token;
+}
+
+uint64_t Platform::mem_read(uint64_t addr, size_t len) {
+  if (len == 0 || len > (1u << 20))
+    throw std::invalid_argument("memory read of " + std::to_string(len) + " bytes outside 1..1048576");
+  const uint64_t token = next_token_++;
+  host_->mem_read(addr, len, completion(token));
+  return token;
+}
+
+uint64_t Platform::mem_write(uint64_t addr, std::vector<uint8_t> bytes) {
+  if (bytes.empty() || bytes.size() > (1u << 20))
+    throw std::invalid_argument("memory write of " + std::to_string(bytes.size()) + " bytes outside 1..1048576");
+  const uint64_t token = next_token_++;
+  host_->mem_write(addr, std::move(bytes), completion(token));
+  return token;
+}
+
+uint64_t Platform::raw(const tlp::Header& h, std::vector<uint8_t> bytes) {
+  std::array<uint8_t, tlp::kMaxHeaderBytes> packed{};
+  std::string error;
+  if (tlp::pack(h, packed, &error) == 0) throw std::invalid_argument("raw TLP: " + error);
+  const uint64_t token = next_token_++;
+  host_->send_raw(h, std::move(bytes), completion(token));
+  return token;
+}
+
+void Platform::finish() {
+  if (finished_) return;
+  finished_ = true;
+  ctx_->event("platform", "platform_end")
+      .u64("tlps", ctx_->pool.next_serial() - 1)
+      .u64("violations", ctx_->checker.violations())
+      .u64("outstanding_np", ctx_->checker.outstanding());
+  if (vcd_) {
+    sc_close_vcd_trace_file(vcd_);
+    vcd_ = nullptr;
+    fix_vcd_date(outputs_.vcd + ".vcd");
+  }
+  ctx_->log.close();
+}
+
+void fix_vcd_date(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return;
+  std::stringstream buf;
+  buf << in.rdbuf();
+  std::string text = buf.str();
+  in.close();
+  const size_t start = text.find("$date");
+  if (start == std::string::npos) return;
+  const size_t end = text.find("$end", start);
+  if (end == std::string::npos) return;
+  text.replace(start, end - start, "$date\n     (fixed: dpusim runs are reproducible)\n");
+  std::ofstream out(path, std::ios::binary | std::ios::trunc);
+  out << text;
+}
+
+}  // namespace dpusim::platform

@@ -1,0 +1,94 @@
+// A platform: everything one run simulates, built from a platform document. The host's link
+// goes to the switch's upstream port; downstream port i's link goes to slot i's endpoint.
+//
+//   root bus 0:  switch upstream port 00:00.0 (its secondary, bus 1, is the switch's own bus)
+//   bus 1:       downstream port i at 01:i.0, secondary = subordinate = 2+i once enumerated
+//   bus 2+i:     slot i's endpoint at (2+i):00.0
+//
+// One platform per process: SystemC cannot elaborate twice (the Python runtime forks first).
+// Python owns the run loop: it calls advance(), which runs the kernel until a notification is
+// posted (a completion Python awaits, a watched event, a violation) or the time it names.
+#pragma once
+
+#include <systemc>
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "link.h"
+#include "pcie_switch.h"
+#include "platform_doc.h"
+#include "root_complex.h"
+#include "sim_context.h"
+#include "test_endpoint.h"
+
+namespace dpusim::platform {
+
+struct Outputs {
+  std::string event_log;  // file path; empty = in memory (take_log())
+  std::string vcd;        // file path without ".vcd"; empty = none
+};
+
+class Platform {
+ public:
+  Platform(const PlatformSpec& spec, const Outputs& outputs);
+  ~Platform();
+  Platform(const Platform&) = delete;
+  Platform& operator=(const Platform&) = delete;
+
+  pcie::SimContext& ctx() { return *ctx_; }
+  host::RootComplex& host() { return *host_; }
+  sw::PcieSwitch& pcie_switch() { return *switch_; }
+  const PlatformSpec& spec() const { return spec_; }
+  unsigned slots() const { return unsigned(spec_.slots.size()); }
+  testep::TestEndpoint* test_endpoint(unsigned slot) { return slot < endpoints_.size() ? endpoints_[slot] : nullptr; }
+  // The function at a component path ("switch.usp", "switch.dsp3", "ep2"), or null.
+  pcie::Function* function(const std::string& path);
+
+  // Runs until a notification is waiting, `until_ps` is reached, or nothing is left to run.
+  void advance(uint64_t until_ps);
+  static uint64_t now_ps() { return sc_core::sc_time_stamp().value(); }
+  bool pending_activity() const { return sc_core::sc_pending_activity(); }
+
+  // Host operations that complete through a Completion notification carrying `token`.
+  uint64_t config_read(uint16_t bdf, uint16_t offset, unsigned size);
+  uint64_t config_write(uint16_t bdf, uint16_t offset, unsigned size, uint32_t value);
+  uint64_t mem_read(uint64_t addr, size_t len);
+  uint64_t mem_write(uint64_t addr, std::vector<uint8_t> bytes);
+  uint64_t raw(const tlp::Header& h, std::vector<uint8_t> bytes);
+
+  // Ends the run: SystemC's end of simulation, the VCD closed (with its fixed date), the log
+  // flushed. Nothing may run afterwards.
+  void finish();
+  bool failed() const { return failed_ || ctx_->checker.failed(); }
+  const std::string& failure() const { return failure_.empty() ? ctx_->checker.first_failure() : failure_; }
+  // A SystemC warning or error fails the run (reported through the log, never stdout).
+  void report_failure(const std::string& message);
+
+ private:
+  void build_traces();
+  pcie::Requester::Done completion(uint64_t token);
+
+  PlatformSpec spec_;
+  Outputs outputs_;
+  std::unique_ptr<pcie::SimContext> ctx_;
+  host::RootComplex* host_ = nullptr;
+  sw::PcieSwitch* switch_ = nullptr;
+  std::vector<pcie::Link*> links_;
+  std::vector<testep::TestEndpoint*> endpoints_;
+  std::vector<std::unique_ptr<pcie::Port>> empty_ports_;  // far ends of empty slots' links
+  std::vector<sc_core::sc_object*> owned_;  // modules, deleted with the platform
+  sc_core::sc_trace_file* vcd_ = nullptr;
+  uint64_t next_token_ = 1;
+  bool finished_ = false;
+  bool failed_ = false;
+  std::string failure_;
+};
+
+// The SystemC VCD writer stamps the wall-clock date in its header; this replaces it with a
+// fixed one so that two identical runs write identical files.
+void fix_vcd_date(const std::string& path);
+
+}  // namespace dpusim::platform

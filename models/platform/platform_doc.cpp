@@ -1,0 +1,142 @@
+#include "platform_doc.h"
+
+#include <nlohmann/json.hpp>
+
+#include <set>
+
+#include "timing.h"
+
+namespace dpusim::platform {
+
+using nlohmann::json;
+
+namespace {
+
+void only_keys(const json& obj, const std::string& path, const std::set<std::string>& known) {
+  for (auto it = obj.begin(); it != obj.end(); ++it) {
+    if (!known.count(it.key())) {
+      std::string list;
+      for (const auto& k : known) list += (list.empty() ? "" : ", ") + k;
+      throw DocError(path + "." + it.key(), "unknown key (known: " + list + ")");
+    }
+  }
+}
+
+const json& object_at(const json& parent, const std::string& key, const std::string& path) {
+  const json& v = parent.at(key);
+  if (!v.is_object()) throw DocError(path + "." + key, "must be an object, not " + std::string(v.type_name()));
+  return v;
+}
+
+uint64_t uint_at(const json& v, const std::string& path, uint64_t lo, uint64_t hi) {
+  if (!v.is_number_unsigned() && !(v.is_number_integer() && v.get<int64_t>() >= 0)) {
+    if (v.is_number_integer()) throw DocError(path, "must not be negative (got " + v.dump() + ")");
+    throw DocError(path, "must be a non-negative integer, not " + std::string(v.type_name()) + " " + v.dump());
+  }
+  const uint64_t x = v.get<uint64_t>();
+  if (x < lo || x > hi)
+    throw DocError(path, std::to_string(x) + " outside " + std::to_string(lo) + ".." + std::to_string(hi));
+  return x;
+}
+
+unsigned pow2_at(const json& v, const std::string& path, unsigned lo, unsigned hi) {
+  const unsigned x = unsigned(uint_at(v, path, lo, hi));
+  if (x & (x - 1)) throw DocError(path, std::to_string(x) + " is not a power of two");
+  return x;
+}
+
+EndpointSpec parse_endpoint(const json& v, const std::string& path) {
+  if (!v.is_object()) throw DocError(path, "must be an endpoint object or null, not " + std::string(v.type_name()));
+  only_keys(v, path, {"kind"});
+  if (!v.contains("kind")) throw DocError(path + ".kind", "missing (known kinds: test)");
+  const json& kind = v.at("kind");
+  if (!kind.is_string()) throw DocError(path + ".kind", "must be a string");
+  const std::string k = kind.get<std::string>();
+  if (k != "test") throw DocError(path + ".kind", "unknown endpoint kind '" + k + "' (known: test)");
+  return EndpointSpec{k};
+}
+
+}  // namespace
+
+PlatformSpec parse_platform_doc(const std::string& text) {
+  json doc;
+  try {
+    doc = json::parse(text);
+  } catch (const json::parse_error& e) {
+    throw DocError("$", std::string("not valid JSON: ") + e.what());
+  }
+  if (!doc.is_object()) throw DocError("$", "must be a JSON object");
+  only_keys(doc, "$", {"seed", "host", "topology", "timing", "outputs"});
+  PlatformSpec spec;
+  if (doc.contains("seed")) spec.seed = uint_at(doc["seed"], "$.seed", 0, UINT64_MAX);
+
+  if (doc.contains("host")) {
+    const json& h = object_at(doc, "host", "$");
+    only_keys(h, "$.host", {"cpus", "max_payload_size", "max_read_request_size", "read_completion_boundary"});
+    if (h.contains("cpus")) spec.host.cpus = unsigned(uint_at(h["cpus"], "$.host.cpus", 1, 256));
+    if (h.contains("max_payload_size"))
+      spec.host.max_payload_size = pow2_at(h["max_payload_size"], "$.host.max_payload_size", 128, 4096);
+    if (h.contains("max_read_request_size"))
+      spec.host.max_read_request_size = pow2_at(h["max_read_request_size"], "$.host.max_read_request_size", 128, 4096);
+    if (h.contains("read_completion_boundary")) {
+      const unsigned rcb = unsigned(uint_at(h["read_completion_boundary"], "$.host.read_completion_boundary", 64, 128));
+      if (rcb != 64 && rcb != 128) throw DocError("$.host.read_completion_boundary", "must be 64 or 128");
+      spec.host.read_completion_boundary = rcb;
+    }
+  }
+
+  if (!doc.contains("topology")) throw DocError("$.topology", "missing (say which slots hold which endpoints)");
+  const json& topo = object_at(doc, "topology", "$");
+  only_keys(topo, "$.topology", {"endpoints", "slots"});
+  if (topo.contains("endpoints") == topo.contains("slots"))
+    throw DocError("$.topology", "give exactly one of 'endpoints' (a count of test endpoints) or 'slots' (a list)");
+  if (topo.contains("endpoints")) {
+    const unsigned n = unsigned(uint_at(topo["endpoints"], "$.topology.endpoints", 1, kMaxSlots));
+    for (unsigned i = 0; i < n; ++i) spec.slots.push_back(EndpointSpec{"test"});
+  } else {
+    const json& slots = topo["slots"];
+    if (!slots.is_array()) throw DocError("$.topology.slots", "must be an array of endpoint objects or null");
+    if (slots.empty() || slots.size() > kMaxSlots)
+      throw DocError("$.topology.slots", std::to_string(slots.size()) + " slots outside 1.." + std::to_string(kMaxSlots));
+    for (size_t i = 0; i < slots.size(); ++i) {
+      const std::string path = "$.topology.slots[" + std::to_string(i) + "]";
+      if (slots[i].is_null()) {
+        spec.slots.push_back(std::nullopt);
+      } else {
+        spec.slots.push_back(parse_endpoint(slots[i], path));
+      }
+    }
+  }
+
+  if (doc.contains("timing")) {
+    const json& t = object_at(doc, "timing", "$");
+    pcie::TimingProfile probe;
+    for (auto it = t.begin(); it != t.end(); ++it) {
+      const std::string path = "$.timing." + it.key();
+      if (pcie::TimingProfile::find(it.key()) < 0) {
+        std::string list;
+        for (const auto& p : pcie::TimingProfile::params()) list += (list.empty() ? "" : ", ") + std::string(p.name);
+        throw DocError(path, "unknown timing parameter (known: " + list + ")");
+      }
+      const uint64_t v = uint_at(it.value(), path, 0, UINT64_MAX);
+      try {
+        probe.set(it.key(), v);
+      } catch (const std::invalid_argument& e) {
+        throw DocError(path, e.what());
+      }
+      spec.timing.emplace_back(it.key(), v);
+    }
+  }
+
+  if (doc.contains("outputs")) {
+    const json& o = object_at(doc, "outputs", "$");
+    only_keys(o, "$.outputs", {"vcd"});
+    if (o.contains("vcd")) {
+      if (!o["vcd"].is_boolean()) throw DocError("$.outputs.vcd", "must be true or false");
+      spec.vcd = o["vcd"].get<bool>();
+    }
+  }
+  return spec;
+}
+
+}  // namespace dpusim::platform

@@ -1,0 +1,46 @@
+// The platform document: the JSON that says what to build (topology, host parameters, timing
+// profile, seed, outputs). Everything in it is checked before anything is built; a bad
+// document is refused with the JSON path of the bad field and the reason, never clamped or
+// half-used. Unknown keys are refused too, so a typo cannot pass as a default.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "root_complex.h"
+
+namespace dpusim::platform {
+
+class DocError : public std::runtime_error {
+ public:
+  DocError(const std::string& path, const std::string& reason)
+      : std::runtime_error(path + ": " + reason), path_(path), reason_(reason) {}
+  const std::string& path() const { return path_; }
+  const std::string& reason() const { return reason_; }
+
+ private:
+  std::string path_, reason_;
+};
+
+struct EndpointSpec {
+  std::string kind;  // "test"
+};
+
+struct PlatformSpec {
+  uint64_t seed = 1;
+  host::HostSpec host;
+  std::vector<std::optional<EndpointSpec>> slots;  // one per downstream port; nullopt = empty
+  std::vector<std::pair<std::string, uint64_t>> timing;  // overrides, in document order
+  bool vcd = true;
+};
+
+// Parses and validates `json_text`. Throws DocError.
+PlatformSpec parse_platform_doc(const std::string& json_text);
+
+constexpr unsigned kMaxSlots = 32;
+
+}  // namespace dpusim::platform

@@ -1,0 +1,80 @@
+#include "completer.h"
+
+#include <algorithm>
+#include <cstring>
+
+namespace dpusim::pcie {
+
+namespace {
+unsigned first_enabled(uint8_t be) { return be & 0xf ? unsigned(__builtin_ctz(be & 0xf)) : 0; }
+unsigned last_enabled(uint8_t be) { return be & 0xf ? 31u - unsigned(__builtin_clz(be & 0xf)) : 0; }
+}  // namespace
+
+uint32_t request_byte_count(const tlp::Header& req) {
+  if (req.length_dw == 1) {
+    if ((req.first_be & 0xf) == 0) return 1;
+    return last_enabled(req.first_be) - first_enabled(req.first_be) + 1;
+  }
+  const uint32_t span = uint32_t(req.length_dw) * 4;
+  const unsigned lead = first_enabled(req.first_be);
+  const unsigned trail = (req.last_be & 0xf) ? 3 - last_enabled(req.last_be) : 0;
+  return span - lead - trail;
+}
+
+uint64_t request_first_byte(const tlp::Header& req) { return req.address + first_enabled(req.first_be); }
+
+Tlp* make_completion(TlpPool& pool, const tlp::Header& req, uint16_t completer_id, tlp::CplStatus status,
+                     const uint8_t* bytes, size_t n, uint16_t byte_count, uint8_t lower_address) {
+  tlp::Header h;
+  const bool with_data = bytes != nullptr && status == tlp::CplStatus::SC;
+  const bool locked = req.type == tlp::Type::MRdLk;
+  h.type = with_data ? (locked ? tlp::Type::CplDLk : tlp::Type::CplD) : (locked ? tlp::Type::CplLk : tlp::Type::Cpl);
+  h.tc = req.tc;
+  h.attr = req.attr;
+  h.requester_id = req.requester_id;
+  h.tag = req.tag;
+  h.completer_id = completer_id;
+  h.status = status;
+  h.byte_count = byte_count;
+  h.lower_address = uint8_t(lower_address & 0x7f);
+  size_t payload = 0;
+  if (with_data) {
+    const size_t lead = lower_address & 3;
+    h.length_dw = uint16_t((lead + n + 3) / 4);
+    payload = size_t(h.length_dw) * 4;
+  } else {
+    h.length_dw = 1;
+  }
+  Tlp* t = pool.alloc(h, payload);
+  if (with_data) std::memcpy(data(*t) + (lower_address & 3), bytes, n);
+  return t;
+}
+
+Tlp* make_config_completion(TlpPool& pool, const tlp::Header& req, uint16_t completer_id,
+                            tlp::CplStatus status, uint32_t value) {
+  const bool read = req.type == tlp::Type::CfgRd0 || req.type == tlp::Type::CfgRd1;
+  uint8_t bytes[4] = {uint8_t(value), uint8_t(value >> 8), uint8_t(value >> 16), uint8_t(value >> 24)};
+  // Config completions carry Byte Count 4 and Lower Address 0 (PCIe §2.2.9).
+  return make_completion(pool, req, completer_id, status, read ? bytes : nullptr, read ? 4 : 0, 4, 0);
+}
+
+void complete_memory_read(TlpPool& pool, const tlp::Header& req, uint16_t completer_id, const uint8_t* bytes,
+                          unsigned max_payload, unsigned rcb, const std::function<void(Tlp*)>& send) {
+  const uint64_t first = request_first_byte(req);
+  const uint64_t end = first + request_byte_count(req);
+  uint64_t cur = first;
+  while (cur < end) {
+    const uint64_t dw_start = cur & ~uint64_t(3);
+    const uint64_t limit = dw_start + max_payload;
+    uint64_t chunk_end = end;
+    if (limit < end) {
+      chunk_end = limit & ~uint64_t(rcb - 1);
+      if (chunk_end <= cur) chunk_end = std::min(end, (cur & ~uint64_t(rcb - 1)) + rcb);
+    }
+    send(make_completion(pool, req, completer_id, tlp::CplStatus::SC, bytes + (cur - first), size_t(chunk_end - cur),
+                         uint16_t(end - cur), uint8_t(cur & 0x7f)));
+    cur = chunk_end;
+  }
+}
+
+}  // namespace dpusim::pcie

@@ -1,0 +1,32 @@
+// Building completions (PCIe r5.0 §2.2.9, §2.3.1.1): config completions, and read completions
+// split so that each carries at most Max_Payload_Size and every one but the last ends on a Read
+// Completion Boundary.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+
+#include "tlp_payload.h"
+
+namespace dpusim::pcie {
+
+// Byte count of a memory read request as its byte enables define it (PCIe Table 2-37): from
+// the first enabled byte to the last, 1 for a zero-length read.
+uint32_t request_byte_count(const tlp::Header& req);
+// Address of the first byte a memory request touches.
+uint64_t request_first_byte(const tlp::Header& req);
+
+// A completion for `req` (status only, or with `n` data bytes placed at lower_address & 3).
+Tlp* make_completion(TlpPool& pool, const tlp::Header& req, uint16_t completer_id, tlp::CplStatus status,
+                     const uint8_t* bytes, size_t n, uint16_t byte_count, uint8_t lower_address);
+
+// The completion of a config request: CplD with the DW for a successful read, Cpl otherwise.
+Tlp* make_config_completion(TlpPool& pool, const tlp::Header& req, uint16_t completer_id,
+                            tlp::CplStatus status, uint32_t value);
+
+// Completes a memory read with `bytes` (request_byte_count(req) of them, starting at the first
+// enabled byte), calling `send` once per completion TLP, in order.
+void complete_memory_read(TlpPool& pool, const tlp::Header& req, uint16_t completer_id, const uint8_t* bytes,
+                          unsigned max_payload, unsigned rcb, const std::function<void(Tlp*)>& send);
+
+}  // namespace dpusim::pcie

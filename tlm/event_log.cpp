@@ -1,0 +1,213 @@
+#include "event_log.h"
+
+#include <algorithm>
+#include <cstring>
+#include <stdexcept>
+
+namespace dpusim::pcie {
+
+Event::Event(Event&& other) noexcept : log_(other.log_) { other.log_ = nullptr; }
+
+Event::~Event() {
+  if (log_) log_->commit();
+}
+
+Event& Event::u64(std::string_view key, uint64_t v) {
+  if (log_) log_->add_field(key, std::to_string(v));
+  return *this;
+}
+
+Event& Event::i64(std::string_view key, int64_t v) {
+  if (log_) log_->add_field(key, std::to_string(v));
+  return *this;
+}
+
+Event& Event::boolean(std::string_view key, bool v) {
+  if (log_) log_->add_field(key, v ? "true" : "false");
+  return *this;
+}
+
+Event& Event::str(std::string_view key, std::string_view v) {
+  if (!log_) return *this;
+  std::string& s = log_->scratch();
+  s.clear();
+  EventLog::append_json_string(s, v);
+  log_->add_field(key, s);
+  return *this;
+}
+
+Event& Event::hex(std::string_view key, uint64_t v) {
+  if (!log_) return *this;
+  char buf[24];
+  std::snprintf(buf, sizeof buf, "\"0x%llx\"", static_cast<unsigned long long>(v));
+  log_->add_field(key, buf);
+  return *this;
+}
+
+Event& Event::hex_bytes(std::string_view key, const uint8_t* p, size_t n) {
+  if (!log_) return *this;
+  static const char digits[] = "0123456789abcdef";
+  std::string& s = log_->scratch();
+  s.assign(1, '"');
+  for (size_t i = 0; i < n; ++i) {
+    s.push_back(digits[p[i] >> 4]);
+    s.push_back(digits[p[i] & 15]);
+  }
+  s.push_back('"');
+  log_->add_field(key, s);
+  return *this;
+}
+
+Event& Event::json(std::string_view key, std::string_view raw) {
+  if (log_) log_->add_field(key, raw);
+  return *this;
+}
+
+EventLog::EventLog() = default;
+
+EventLog::~EventLog() { close(); }
+
+void EventLog::open_file(const std::string& path) {
+  close();
+  file_ = std::fopen(path.c_str(), "wb");
+  if (!file_) throw std::runtime_error("cannot write event log " + path + ": " + std::strerror(errno));
+  memory_ = false;
+}
+
+void EventLog::open_memory() {
+  close();
+  memory_ = true;
+}
+
+void EventLog::flush() {
+  if (file_ && !out_.empty()) {
+    std::fwrite(out_.data(), 1, out_.size(), file_);
+    out_.clear();
+  }
+}
+
+void EventLog::close() {
+  flush();
+  if (file_) std::fclose(file_);
+  file_ = nullptr;
+}
+
+std::string EventLog::take_memory() {
+  std::string s;
+  s.swap(out_);
+  return s;
+}
+
+Event EventLog::event(uint64_t time_ps, std::string_view path, std::string_view name) {
+  if (!enabled_) return Event(nullptr);
+  if (building_) throw std::logic_error("event log: an event started while another is being built");
+  building_ = true;
+  arena_.clear();
+  fields_.clear();
+  Event e(this);
+  e.u64("time_ps", time_ps);
+  e.str("path", path);
+  e.str("event", name);
+  return e;
+}
+
+void EventLog::add_field(std::string_view key, std::string_view encoded_value) {
+  Field f;
+  f.key_off = uint32_t(arena_.size());
+  f.key_len = uint32_t(key.size());
+  arena_.append(key);
+  f.val_off = uint32_t(arena_.size());
+  f.val_len = uint32_t(encoded_value.size());
+  arena_.append(encoded_value);
+  fields_.push_back(f);
+}
+
+bool EventLog::matches(const std::vector<std::pair<std::string, std::string>>& match) const {
+  for (const auto& [key, value] : match) {
+    bool found = false;
+    for (const Field& f : fields_) {
+      if (std::string_view(arena_).substr(f.key_off, f.key_len) == key) {
+        found = std::string_view(arena_).substr(f.val_off, f.val_len) == value;
+        break;
+      }
+    }
+    if (!found) return false;
+  }
+  return true;
+}
+
+void EventLog::commit() {
+  building_ = false;
+  const std::string_view a(arena_);
+  std::sort(fields_.begin(), fields_.end(), [&](const Field& x, const Field& y) {
+    return a.substr(x.key_off, x.key_len) < a.substr(y.key_off, y.key_len);
+  });
+  for (size_t i = 1; i < fields_.size(); ++i)
+    if (a.substr(fields_[i].key_off, fields_[i].key_len) ==
+        a.substr(fields_[i - 1].key_off, fields_[i - 1].key_len))
+      throw std::logic_error("event log: duplicate key " +
+                             std::string(a.substr(fields_[i].key_off, fields_[i].key_len)));
+  const size_t start = out_.size();
+  out_.push_back('{');
+  for (size_t i = 0; i < fields_.size(); ++i) {
+    if (i) out_.push_back(',');
+    append_json_string(out_, a.substr(fields_[i].key_off, fields_[i].key_len));
+    out_.push_back(':');
+    out_.append(a.substr(fields_[i].val_off, fields_[i].val_len));
+  }
+  out_.append("}\n");
+  ++lines_;
+  if (!watchers_.empty() && watch_fn_) {
+    const std::string line = out_.substr(start, out_.size() - start - 1);
+    // Copy: a callback may add or remove watchers.
+    std::vector<uint64_t> hits;
+    for (const Watcher& w : watchers_)
+      if (matches(w.match)) hits.push_back(w.id);
+    for (uint64_t id : hits) {
+      auto it = std::find_if(watchers_.begin(), watchers_.end(), [&](const Watcher& w) { return w.id == id; });
+      if (it == watchers_.end()) continue;
+      if (it->once) watchers_.erase(it);
+      watch_fn_(id, line);
+    }
+  }
+  if (!memory_ && out_.size() >= (64u << 10)) flush();
+}
+
+uint64_t EventLog::add_watcher(std::vector<std::pair<std::string, std::string>> match, bool once) {
+  watchers_.push_back(Watcher{next_watcher_, std::move(match), once});
+  return next_watcher_++;
+}
+
+void EventLog::remove_watcher(uint64_t id) {
+  watchers_.erase(std::remove_if(watchers_.begin(), watchers_.end(),
+                                 [&](const Watcher& w) { return w.id == id; }),
+                  watchers_.end());
+}
+
+void EventLog::append_json_string(std::string& out, std::string_view s) {
+  static const char digits[] = "0123456789abcdef";
+  out.push_back('"');
+  for (unsigned char c : s) {
+    switch (c) {
+      case '"': out.append("\\\""); break;
+      case '\\': out.append("\\\\"); break;
+      case '\n': out.append("\\n"); break;
+      case '\r': out.append("\\r"); break;
+      case '\t': out.append("\\t"); break;
+      case '\b': out.append("\\b"); break;
+      case '\f': out.append("\\f"); break;
+      default:
+        // As Python's json.dumps(..., ensure_ascii=False) writes it, so either side can check.
+        if (c < 0x20) {
+          out.append("\\u00");
+          out.push_back(digits[c >> 4]);
+          out.push_back(digits[c & 15]);
+        } else {
+          out.push_back(char(c));
+        }
+    }
+  }
+  out.push_back('"');
+}
+
+}  // namespace dpusim::pcie

@@ -1,0 +1,108 @@
+// The event log: one JSON object per line, keys sorted, no spaces, always `time_ps` (integer),
+// `path` (component) and `event`, then the event's fields. The run's identity is the SHA-256 of
+// this file, so everything here is deterministic: no addresses, no wall clock, and fields are
+// written in key order whatever order a model adds them in.
+//
+// Watchers let the Python runtime await "the first event matching a predicate": a watcher is a
+// set of key = JSON value pairs; when a committed event carries all of them, the log hands the
+// line to the watch callback (which pauses the simulation so Python sees that exact instant).
+#pragma once
+
+#include <cstdint>
+#include <cstdio>
+#include <functional>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+namespace dpusim::pcie {
+
+class EventLog;
+
+// Builder of one event. Fields are added in any order; the destructor commits the line.
+class Event {
+ public:
+  Event(Event&& other) noexcept;
+  Event(const Event&) = delete;
+  Event& operator=(const Event&) = delete;
+  ~Event();
+
+  explicit operator bool() const { return log_ != nullptr; }
+
+  Event& u64(std::string_view key, uint64_t v);
+  Event& i64(std::string_view key, int64_t v);
+  Event& boolean(std::string_view key, bool v);
+  Event& str(std::string_view key, std::string_view v);
+  Event& hex(std::string_view key, uint64_t v);           // "0x1f" (a string: JSON has no hex)
+  Event& hex_bytes(std::string_view key, const uint8_t* p, size_t n);  // "0a0b0c"
+  Event& json(std::string_view key, std::string_view raw);  // an already-encoded JSON value
+
+ private:
+  friend class EventLog;
+  explicit Event(EventLog* log) : log_(log) {}
+  EventLog* log_;
+};
+
+class EventLog {
+ public:
+  EventLog();
+  ~EventLog();
+  EventLog(const EventLog&) = delete;
+  EventLog& operator=(const EventLog&) = delete;
+
+  // Where lines go: a file (created or truncated) or an in-memory buffer (take_memory()).
+  void open_file(const std::string& path);
+  void open_memory();
+  void close();
+  std::string take_memory();
+
+  // Off only inside benchmarks that measure the log's cost; a run always logs.
+  bool enabled() const { return enabled_; }
+  void set_enabled(bool on) { enabled_ = on; }
+
+  // Starts an event at simulated time `time_ps`. Inactive (all calls no-ops) when disabled.
+  Event event(uint64_t time_ps, std::string_view path, std::string_view name);
+
+  uint64_t lines() const { return lines_; }
+
+  // Watchers: see the header comment. Returns the watcher id.
+  using WatchFn = std::function<void(uint64_t watcher_id, const std::string& line)>;
+  void set_watch_callback(WatchFn fn) { watch_fn_ = std::move(fn); }
+  uint64_t add_watcher(std::vector<std::pair<std::string, std::string>> match, bool once);
+  void remove_watcher(uint64_t id);
+
+  static void append_json_string(std::string& out, std::string_view s);
+
+ private:
+  friend class Event;
+  struct Field {
+    uint32_t key_off, key_len, val_off, val_len;
+  };
+  void add_field(std::string_view key, std::string_view encoded_value);
+  std::string& scratch() { return scratch_; }
+  void commit();
+  void flush();
+  bool matches(const std::vector<std::pair<std::string, std::string>>& match) const;
+
+  bool enabled_ = true;
+  bool building_ = false;
+  FILE* file_ = nullptr;
+  bool memory_ = false;
+  std::string out_;      // pending output (flushed to the file at 64 KiB)
+  std::string arena_;    // keys and values of the event being built
+  std::string scratch_;  // value encoding
+  std::vector<Field> fields_;
+  uint64_t lines_ = 0;
+
+  struct Watcher {
+    uint64_t id;
+    std::vector<std::pair<std::string, std::string>> match;
+    bool once;
+  };
+  std::vector<Watcher> watchers_;
+  uint64_t next_watcher_ = 1;
+  WatchFn watch_fn_;
+};
+
+}  // namespace dpusim::pcie

@@ -1,0 +1,82 @@
+#include "invariants.h"
+
+#include <limits>
+
+#include "event_log.h"
+
+namespace dpusim::pcie {
+
+void InvariantChecker::expect(const std::string& kind, uint64_t count) {
+  expected_[kind] = count == 0 ? std::numeric_limits<uint64_t>::max() : count;
+}
+
+void InvariantChecker::violation(uint64_t time_ps, const std::string& path, const std::string& kind,
+                                 const std::string& detail) {
+  ++violations_;
+  auto it = expected_.find(kind);
+  const bool expected = it != expected_.end() && it->second > 0;
+  if (expected && it->second != std::numeric_limits<uint64_t>::max()) --it->second;
+  log_.event(time_ps, path, "invariant_violation")
+      .str("kind", kind)
+      .str("detail", detail)
+      .boolean("expected", expected);
+  if (expected || failed_) return;
+  failed_ = true;
+  first_failure_ = "invariant " + kind + " violated at time_ps=" + std::to_string(time_ps) +
+                   " path=" + path + ": " + detail;
+  if (on_failure_) on_failure_(kind, first_failure_);
+}
+
+unsigned InvariantChecker::register_requester(const std::string& path) {
+  requesters_.push_back(Requester{path});
+  return unsigned(requesters_.size() - 1);
+}
+
+void InvariantChecker::request_sent(uint64_t time_ps, unsigned requester, const tlp::Header& h,
+                                    uint64_t serial) {
+  Requester& r = requesters_[requester];
+  if (r.serial[h.tag] != 0) {
+    violation(time_ps, r.path, "tag_reuse",
+              "tag " + std::to_string(h.tag) + " reused while TLP #" +
+                  std::to_string(r.serial[h.tag]) + " is outstanding");
+  } else {
+    ++outstanding_count_;
+  }
+  r.serial[h.tag] = serial;
+}
+
+bool InvariantChecker::completion_arrived(uint64_t time_ps, unsigned requester, const tlp::Header& h,
+                                          size_t payload_bytes, uint64_t serial) {
+  Requester& r = requesters_[requester];
+  if (r.serial[h.tag] == 0) {
+    violation(time_ps, r.path, "unexpected_completion",
+              std::string(tlp::type_name(h.type)) + " #" + std::to_string(serial) + " from " +
+                  tlp::bdf_str(h.completer_id) + " tag " + std::to_string(h.tag) +
+                  " matches no outstanding request");
+    return false;
+  }
+  // The last completion of a request carries all the bytes that remain (PCIe §2.3.1.1): a
+  // Cpl (no data) or an error status ends it too.
+  const size_t lower = h.lower_address & 3;
+  const bool final = !tlp::has_data(h.type) || h.status != tlp::CplStatus::SC ||
+                     payload_bytes >= lower + h.byte_count;
+  if (final) {
+    r.serial[h.tag] = 0;
+    --outstanding_count_;
+  }
+  return true;
+}
+
+void InvariantChecker::request_timed_out(uint64_t time_ps, unsigned requester, uint8_t tag) {
+  Requester& r = requesters_[requester];
+  const uint64_t serial = r.serial[tag];
+  if (serial != 0) {
+    r.serial[tag] = 0;
+    --outstanding_count_;
+  }
+  violation(time_ps, r.path, "completion_timeout",
+            "request TLP #" + std::to_string(serial) + " tag " + std::to_string(tag) +
+                " got no completion");
+}
+
+}  // namespace dpusim::pcie

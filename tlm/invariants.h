@@ -1,0 +1,71 @@
+// The invariant checker, on by default: it watches the fabric as the run goes and fails the run
+// at the event that broke a rule, naming that event's time and path.
+//
+//  - every non-posted request completes exactly once (data, error status) or times out;
+//  - no completion arrives for a posted request, or twice for one request
+//    ("unexpected_completion");
+//  - no Type 1 config request travels below its target bus ("type1_below_target_bus");
+//  - no DMA outside allocated host memory ("dma_outside_memory");
+//  - a completion timeout is itself a violation ("completion_timeout"): a healthy fabric
+//    answers every request.
+// A scenario entitled to cause one (a test of UR, of timeouts) declares it expected; an expected
+// violation is logged as such and does not fail the run.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "tlp.h"
+
+namespace dpusim::pcie {
+
+class EventLog;
+
+class InvariantChecker {
+ public:
+  explicit InvariantChecker(EventLog& log) : log_(log) {}
+
+  // Called with (kind, message) when a violation fails the run.
+  void set_failure_callback(std::function<void(const std::string&, const std::string&)> fn) {
+    on_failure_ = std::move(fn);
+  }
+  // Declares `count` violations of `kind` expected (0 = any number).
+  void expect(const std::string& kind, uint64_t count);
+
+  void violation(uint64_t time_ps, const std::string& path, const std::string& kind,
+                 const std::string& detail);
+
+  // Non-posted request tracking, by requester and tag. A requester is a terminal of the fabric
+  // (the root complex, an endpoint), registered once by its path.
+  unsigned register_requester(const std::string& path);
+  void request_sent(uint64_t time_ps, unsigned requester, const tlp::Header& h, uint64_t serial);
+  // A completion reached `requester`. Returns false when it matches no outstanding request.
+  bool completion_arrived(uint64_t time_ps, unsigned requester, const tlp::Header& h,
+                          size_t payload_bytes, uint64_t serial);
+  void request_timed_out(uint64_t time_ps, unsigned requester, uint8_t tag);
+
+  bool failed() const { return failed_; }
+  const std::string& first_failure() const { return first_failure_; }
+  uint64_t violations() const { return violations_; }
+  size_t outstanding() const { return outstanding_count_; }
+
+ private:
+  EventLog& log_;
+  struct Requester {
+    std::string path;
+    uint64_t serial[256] = {};  // serial of the outstanding request per tag, 0 = none
+  };
+  std::vector<Requester> requesters_;
+  size_t outstanding_count_ = 0;
+  std::map<std::string, uint64_t> expected_;  // kind -> remaining (UINT64_MAX = any)
+  std::function<void(const std::string&, const std::string&)> on_failure_;
+  bool failed_ = false;
+  std::string first_failure_;
+  uint64_t violations_ = 0;
+};
+
+}  // namespace dpusim::pcie
