@@ -19,9 +19,11 @@ Registrar::Registrar(const char* name, Binder binder) { registry().emplace(name,
 
 // Debian's libsystemc references sc_main from its own main(); an extension module that links
 // it must define the symbol or the import fails. The simulator never enters it.
-int sc_main(int, char**) { return 0; }
+extern "C" __attribute__((visibility("default"))) int sc_main(int, char**) { return 0; }
 
 PYBIND11_MODULE(_dpusim, m) {
+  // SystemC prints its banner on stdout when its kernel starts; a run's stdout is its own.
+  setenv("SYSTEMC_DISABLE_COPYRIGHT_MESSAGE", "1", 1);
   m.doc() = "dpusim native core (SystemC/TLM platform, P4 engine, numeric formats)";
   for (const auto& [name, bind] : dpusim::pybind::registry()) {
     auto sub = m.def_submodule(name.c_str());

@@ -11,6 +11,7 @@ Link::Link(sc_module_name name, SimContext& ctx, TimingId gen, TimingId width, s
       to_upper("to_upper"),
       to_lower("to_lower"),
       ctx_(ctx),
+      held_("held"),
       gen_(gen),
       width_(width),
       bus_(std::move(bus)) {
@@ -93,25 +94,35 @@ void Link::transmit(Direction& d, Tlp& t, sc_time& delay) {
         ctx_.event(name(), "fault").str("action", "duplicate").str("dir", d.name).u64("rule", rule).u64("tlp", ext(t).serial);
         Tlp* copy = ctx_.pool.clone(t);
         sc_time d1 = delay;
-        carry(d, t, d1, 0, false);
-        carry(d, *copy, delay, 0, true);
+        carry(d, t, d1, false);
+        carry(d, *copy, delay, true);
         return;
       }
-      case FaultAction::Delay:
+      case FaultAction::Delay: {
+        // The TLP is held back, then enters the link like any other: TLPs handed over in the
+        // meantime pass it, as PCIe ordering lets requests and completions pass each other.
         ctx_.event(name(), "fault").str("action", "delay").str("dir", d.name).u64("rule", rule)
             .u64("tlp", ext(t).serial).u64("delay_ps", extra_ps);
-        break;
+        Direction* dir = &d;
+        Tlp* held = &t;
+        held_.at(delay + sc_time::from_value(extra_ps), [this, dir, held] {
+          sc_time none = SC_ZERO_TIME;
+          carry(*dir, *held, none, false);
+        });
+        delay = delay + sc_time::from_value(extra_ps);
+        return;
+      }
       case FaultAction::None:
         break;
     }
   }
-  carry(d, t, delay, extra_ps, false);
+  carry(d, t, delay, false);
 }
 
-void Link::carry(Direction& d, Tlp& t, sc_time& delay, uint64_t extra_ps, bool duplicate) {
+void Link::carry(Direction& d, Tlp& t, sc_time& delay, bool duplicate) {
   const tlp::Header& h = hdr(t);
   const sc_time now = sc_time_stamp();
-  sc_time start = now + delay + sc_time::from_value(extra_ps);
+  sc_time start = now + delay;
   if (start < d.busy_until) start = d.busy_until;
   const uint64_t bytes = h.header_bytes() + h.payload_bytes() + (h.td ? 4 : 0) + kTlpFramingBytes;
   const sc_time end = start + sc_time::from_value(serialisation_ps(bytes, gen(), width()));

@@ -18,6 +18,7 @@
 
 #include "port.h"
 #include "sim_context.h"
+#include "timed_queue.h"
 
 namespace dpusim::pcie {
 
@@ -59,11 +60,12 @@ class Link : public sc_core::sc_module {
   tlm::tlm_sync_enum fw_down(Tlp& t, tlm::tlm_phase& phase, sc_core::sc_time& delay);
   tlm::tlm_sync_enum fw_up(Tlp& t, tlm::tlm_phase& phase, sc_core::sc_time& delay);
   void transmit(Direction& d, Tlp& t, sc_core::sc_time& delay);
-  void carry(Direction& d, Tlp& t, sc_core::sc_time& delay, uint64_t extra_ps, bool duplicate);
+  void carry(Direction& d, Tlp& t, sc_core::sc_time& delay, bool duplicate);
   void log_tlp(const Direction& d, Tlp& t, const sc_core::sc_time& start, const sc_core::sc_time& arrive,
                bool duplicate);
 
   SimContext& ctx_;
+  TimedQueue held_;  // TLPs a delay fault holds back before they enter the link
   TimingId gen_, width_;
   std::function<int()> bus_;
   bool up_ = true;

@@ -24,14 +24,15 @@
 namespace dpusim::pcie {
 
 struct Notification {
-  enum class Kind { Completion, Event, Violation, Message };
-  explicit Notification(Kind k = Kind::Message) : kind(k) {}
+  enum class Kind { Completion, Event, Violation, Msi };
+  explicit Notification(Kind k = Kind::Event) : kind(k) {}
   Kind kind;
   uint64_t token = 0;   // request token or watcher id
   int status = 0;       // completion outcome (see Outcome)
   std::vector<uint8_t> data;
   std::string text;     // event line or violation message
   uint64_t time_ps = 0;
+  uint64_t address = 0;  // MSI: message address (token = requester ID, status = data)
 };
 
 class SimContext {

@@ -26,7 +26,10 @@ const char* severity_name(sc_severity s) {
 
 // SystemC's own reports go to the event log, never to stdout; a warning or worse fails the run.
 void report_handler(const sc_report& rep, const sc_actions& actions) {
-  if (g_platform) {
+  // The tracing-timescale note names the VCD's path, which would make the log (and so the
+  // run's hash) depend on the output directory; it says nothing about the run.
+  const bool path_note = rep.get_severity() == SC_INFO && std::string(rep.get_msg_type()).rfind("tracing timescale", 0) == 0;
+  if (g_platform && !path_note) {
     g_platform->ctx()
         .event("systemc", "sc_report")
         .str("severity", severity_name(rep.get_severity()))
@@ -35,7 +38,7 @@ void report_handler(const sc_report& rep, const sc_actions& actions) {
     if (rep.get_severity() >= SC_WARNING)
       g_platform->report_failure(std::string("SystemC ") + severity_name(rep.get_severity()) + " " +
                                  rep.get_msg_type() + ": " + rep.get_msg());
-  } else {
+  } else if (!path_note) {
     std::fprintf(stderr, "SystemC %s %s: %s\n", severity_name(rep.get_severity()), rep.get_msg_type(), rep.get_msg());
   }
   sc_report_handler::default_handler(rep, actions & ~(SC_DISPLAY | SC_LOG));
@@ -68,6 +71,13 @@ Platform::Platform(const PlatformSpec& spec, const Outputs& outputs) : spec_(spe
 
   host_ = new host::RootComplex("host", ctx, spec.host);
   host_->requester.checker_id = int(ctx.checker.register_requester("host"));
+  host_->on_msi = [this](const host::MsiEvent& ev) {
+    pcie::Notification n(pcie::Notification::Kind::Msi);
+    n.token = ev.requester_id;
+    n.address = ev.address;
+    n.status = int(ev.data);
+    ctx_->post(std::move(n));
+  };
   auto* host_link = new pcie::Link("link_host", ctx, pcie::TimingId::link_host_gen, pcie::TimingId::link_host_width,
                                    [] { return 0; });
   links_.push_back(host_link);

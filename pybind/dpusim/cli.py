@@ -1,7 +1,99 @@
-"""The ``dpusim`` command line (run, demo)."""
+"""The command line behind ./dpusim: `run` a scenario, or the `demo` (the README's main job).
+
+    dpusim run SCENARIO.py [--seed N] [--platform FILE.json] [--out DIR]
+
+writes DIR/events.jsonl and DIR/waves.vcd (DIR defaults to out/<scenario name>, created or
+overwritten) and ends with the line `hash: <sha256 of events.jsonl>`. Exit status: 0 success,
+1 the scenario or an invariant failed (the hash is still printed), 2 usage or a refused
+platform document.
+"""
+import argparse
+import json
+import os
+import runpy
+import shutil
 import sys
+
+from dpusim.run import run
+
+ROOT = os.environ.get("DPUSIM_ROOT", os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))))
+DEMO_SCENARIO = os.path.join(ROOT, "scenarios", "enumerate.py")
+
+
+class UsageError(Exception):
+    pass
+
+
+def load_scenario(path):
+    if not os.path.isfile(path):
+        raise UsageError(f"scenario file {path} does not exist")
+    scope = runpy.run_path(path, run_name="dpusim_scenario")
+    fn = scope.get("scenario")
+    if fn is None or not callable(fn):
+        raise UsageError(f"{path} defines no `async def scenario(sim)`")
+    return fn, scope.get("PLATFORM")
+
+
+def run_command(args, prog="dpusim run"):
+    parser = argparse.ArgumentParser(prog=prog, description="Run a scenario on a fresh platform.")
+    parser.add_argument("scenario", help="scenario file (defines async def scenario(sim))")
+    parser.add_argument("--seed", type=int, default=None, help="seed (default: the document's, else 1)")
+    parser.add_argument("--platform", help="platform document (JSON) replacing the scenario's PLATFORM")
+    parser.add_argument("--out", help="output directory (default out/<scenario name>)")
+    try:
+        opts = parser.parse_args(args)
+    except SystemExit as e:
+        return 2 if e.code else 0
+    try:
+        fn, platform = load_scenario(opts.scenario)
+        if opts.platform:
+            try:
+                with open(opts.platform) as f:
+                    platform = json.load(f)
+            except (OSError, json.JSONDecodeError) as e:
+                raise UsageError(f"cannot read platform document {opts.platform}: {e}")
+    except UsageError as e:
+        print(f"dpusim: {e}", file=sys.stderr)
+        return 2
+    if opts.seed is not None and opts.seed < 0:
+        print("dpusim: --seed must be a non-negative integer", file=sys.stderr)
+        return 2
+    name = os.path.splitext(os.path.basename(opts.scenario))[0]
+    out = opts.out or os.path.join("out", name)
+    if os.path.isdir(out):
+        for entry in ("events.jsonl", "waves.vcd"):
+            if os.path.exists(os.path.join(out, entry)):
+                os.remove(os.path.join(out, entry))
+    elif os.path.exists(out):
+        print(f"dpusim: output path {out} exists and is not a directory", file=sys.stderr)
+        return 2
+    res = run(fn, platform, seed=opts.seed, out=out)
+    if res.doc_error:
+        print(f"dpusim: platform document refused: {res.doc_error}", file=sys.stderr)
+        shutil.rmtree(out, ignore_errors=True) if not os.listdir(out) else None
+        return 2
+    if res.error:
+        print(res.error, file=sys.stderr, end="" if res.error.endswith("\n") else "\n")
+    if res.failure:
+        print(f"dpusim: {res.failure}", file=sys.stderr)
+        print(f"dpusim: replay with: ./dpusim run {opts.scenario} --seed {res.seed}", file=sys.stderr)
+    sys.stderr.flush()
+    outputs = [os.path.join(out, f) for f in ("events.jsonl", "waves.vcd") if os.path.exists(os.path.join(out, f))]
+    for path in outputs:
+        print(f"output: {path}")
+    print(f"hash: {res.hash}")
+    sys.stdout.flush()
+    return 0 if res.ok else 1
 
 
 def main(argv):
-    print("dpusim: no commands yet", file=sys.stderr)
+    if not argv or argv[0] in ("-h", "--help", "help"):
+        print(__doc__)
+        return 0 if argv else 2
+    cmd, rest = argv[0], argv[1:]
+    if cmd == "run":
+        return run_command(rest)
+    if cmd == "demo":
+        return run_command([DEMO_SCENARIO] + rest, prog="dpusim demo")
+    print(f"dpusim: unknown command '{cmd}' (run, demo)", file=sys.stderr)
     return 2

@@ -1,0 +1,219 @@
+// `_dpusim.platform`: the platform and its run loop, for the Python runtime (dpusim.runtime).
+#include <pybind11/stl.h>
+
+#include <memory>
+
+#include "module_registry.h"
+#include "platform.h"
+
+namespace py = pybind11;
+using dpusim::platform::Platform;
+namespace tlp = dpusim::tlp;
+
+namespace {
+
+struct PyNotification {
+  std::string kind;
+  uint64_t token, time_ps, address;
+  int status;
+  py::bytes data;
+  std::string text;
+};
+
+const char* kind_name(dpusim::pcie::Notification::Kind k) {
+  switch (k) {
+    case dpusim::pcie::Notification::Kind::Completion: return "completion";
+    case dpusim::pcie::Notification::Kind::Event: return "event";
+    case dpusim::pcie::Notification::Kind::Violation: return "violation";
+    case dpusim::pcie::Notification::Kind::Msi: return "msi";
+  }
+  return "?";
+}
+
+std::optional<tlp::Type> type_from_name(const std::string& name) {
+  for (int i = 0; i <= static_cast<int>(tlp::Type::CplDLk); ++i) {
+    const auto t = static_cast<tlp::Type>(i);
+    if (name == tlp::type_name(t)) return t;
+  }
+  return std::nullopt;
+}
+
+tlp::Type type_arg(const std::string& name, const char* what) {
+  auto t = type_from_name(name);
+  if (!t) throw py::value_error(std::string(what) + ": unknown TLP type '" + name + "'");
+  return *t;
+}
+
+tlp::CplStatus status_arg(const std::string& s) {
+  if (s == "SC") return tlp::CplStatus::SC;
+  if (s == "UR") return tlp::CplStatus::UR;
+  if (s == "CRS") return tlp::CplStatus::CRS;
+  if (s == "CA") return tlp::CplStatus::CA;
+  throw py::value_error("completion status '" + s + "' is not SC, UR, CRS or CA");
+}
+
+// A TlpMatch from keyword-style dict entries (the Python side validates names and types).
+dpusim::pcie::TlpMatch match_from(const py::dict& d) {
+  dpusim::pcie::TlpMatch m;
+  for (auto item : d) {
+    const std::string key = py::str(item.first);
+    py::handle v = item.second;
+    if (key == "type") m.type = type_arg(v.cast<std::string>(), "match type");
+    else if (key == "path") m.path = v.cast<std::string>();
+    else if (key == "dir") m.direction = v.cast<std::string>();
+    else if (key == "requester") m.requester_id = v.cast<uint16_t>();
+    else if (key == "tag") m.tag = v.cast<uint8_t>();
+    else if (key == "target") m.target_id = v.cast<uint16_t>();
+    else if (key == "completer") m.completer_id = v.cast<uint16_t>();
+    else if (key == "status") m.status = status_arg(v.cast<std::string>());
+    else if (key == "address_lo") m.address_lo = v.cast<uint64_t>();
+    else if (key == "address_hi") m.address_hi = v.cast<uint64_t>();
+    else if (key == "reg") m.register_offset = v.cast<uint16_t>();
+    else throw py::value_error("TLP match: unknown field '" + key + "'");
+  }
+  return m;
+}
+
+tlp::Header header_from(const py::dict& d) {
+  tlp::Header h;
+  for (auto item : d) {
+    const std::string key = py::str(item.first);
+    py::handle v = item.second;
+    if (key == "type") h.type = type_arg(v.cast<std::string>(), "raw TLP");
+    else if (key == "requester") h.requester_id = v.cast<uint16_t>();
+    else if (key == "tag") h.tag = v.cast<uint8_t>();
+    else if (key == "target") h.target_id = v.cast<uint16_t>();
+    else if (key == "reg") h.register_offset = v.cast<uint16_t>();
+    else if (key == "address") h.address = v.cast<uint64_t>();
+    else if (key == "length") h.length_dw = v.cast<uint16_t>();
+    else if (key == "first_be") h.first_be = v.cast<uint8_t>();
+    else if (key == "last_be") h.last_be = v.cast<uint8_t>();
+    else if (key == "tc") h.tc = v.cast<uint8_t>();
+    else if (key == "attr") h.attr = v.cast<uint8_t>();
+    else throw py::value_error("raw TLP: unknown field '" + key + "'");
+  }
+  return h;
+}
+
+}  // namespace
+
+DPUSIM_PYBIND(platform) {
+  py::register_exception<dpusim::platform::DocError>(m, "DocError", PyExc_ValueError);
+
+  m.def("validate", [](const std::string& text) { dpusim::platform::parse_platform_doc(text); },
+        "Checks a platform document; raises DocError naming the bad field.");
+  m.def("timing_params", [] {
+    std::vector<std::tuple<std::string, uint64_t, uint64_t, uint64_t, std::string>> out;
+    for (const auto& p : dpusim::pcie::TimingProfile::params()) out.emplace_back(p.name, p.default_value, p.min, p.max, p.unit);
+    return out;
+  });
+
+  py::class_<PyNotification>(m, "Notification")
+      .def_readonly("kind", &PyNotification::kind)
+      .def_readonly("token", &PyNotification::token)
+      .def_readonly("status", &PyNotification::status)
+      .def_readonly("data", &PyNotification::data)
+      .def_readonly("text", &PyNotification::text)
+      .def_readonly("time_ps", &PyNotification::time_ps)
+      .def_readonly("address", &PyNotification::address);
+
+  py::class_<Platform>(m, "Platform")
+      .def(py::init([](const std::string& doc, const std::string& log_path, const std::string& vcd_path) {
+             auto spec = dpusim::platform::parse_platform_doc(doc);
+             return std::make_unique<Platform>(spec, dpusim::platform::Outputs{log_path, vcd_path});
+           }),
+           py::arg("doc"), py::arg("event_log") = "", py::arg("vcd") = "")
+      .def("advance", &Platform::advance, py::call_guard<py::gil_scoped_release>())
+      .def("now", [](Platform&) { return Platform::now_ps(); })
+      .def("pending_activity", &Platform::pending_activity)
+      .def("take_notifications", [](Platform& p) {
+        std::vector<PyNotification> out;
+        for (auto& n : p.ctx().take_notifications())
+          out.push_back(PyNotification{kind_name(n.kind), n.token, n.time_ps, n.address, n.status,
+                                       py::bytes(reinterpret_cast<const char*>(n.data.data()), n.data.size()), n.text});
+        return out;
+      })
+      .def("config_read", &Platform::config_read)
+      .def("config_write", &Platform::config_write)
+      .def("mem_read", &Platform::mem_read)
+      .def("mem_write", [](Platform& p, uint64_t addr, py::bytes data) {
+        std::string s = data;
+        return p.mem_write(addr, std::vector<uint8_t>(s.begin(), s.end()));
+      })
+      .def("raw", [](Platform& p, const py::dict& header, py::bytes data) {
+        std::string s = data;
+        return p.raw(header_from(header), std::vector<uint8_t>(s.begin(), s.end()));
+      })
+      .def("host_alloc", [](Platform& p, uint64_t size, uint64_t align) { return p.host().memory.alloc(size, align); })
+      .def("host_free", [](Platform& p, uint64_t addr) { return p.host().memory.free(addr); })
+      .def("host_read", [](Platform& p, uint64_t addr, uint64_t n) {
+        if (!p.host().memory.allocated(addr, n))
+          throw py::value_error("host memory read outside allocated memory");
+        std::string out(n, '\0');
+        p.host().memory.read(addr, reinterpret_cast<uint8_t*>(out.data()), n);
+        return py::bytes(out);
+      })
+      .def("host_write", [](Platform& p, uint64_t addr, py::bytes data) {
+        std::string s = data;
+        if (!p.host().memory.allocated(addr, s.size()))
+          throw py::value_error("host memory write outside allocated memory");
+        p.host().memory.write(addr, reinterpret_cast<const uint8_t*>(s.data()), s.size());
+      })
+      .def("add_watcher", [](Platform& p, std::vector<std::pair<std::string, std::string>> match, bool once) {
+        return p.ctx().log.add_watcher(std::move(match), once);
+      })
+      .def("remove_watcher", [](Platform& p, uint64_t id) { p.ctx().log.remove_watcher(id); })
+      .def("add_fault", [](Platform& p, const std::string& action, const py::dict& match, uint64_t delay_ps,
+                           uint64_t skip, uint64_t count) {
+        dpusim::pcie::FaultRule r;
+        if (action == "drop") r.action = dpusim::pcie::FaultAction::Drop;
+        else if (action == "duplicate") r.action = dpusim::pcie::FaultAction::Duplicate;
+        else if (action == "delay") r.action = dpusim::pcie::FaultAction::Delay;
+        else throw py::value_error("fault action '" + action + "' is not drop, duplicate or delay");
+        r.match = match_from(match);
+        r.delay_ps = delay_ps;
+        r.skip = skip;
+        r.count = count;
+        return p.ctx().faults.add(r);
+      })
+      .def("remove_fault", [](Platform& p, uint64_t id) { p.ctx().faults.remove(id); })
+      .def("set_timing", [](Platform& p, const std::string& name, uint64_t value) {
+        try {
+          p.ctx().timing.set(name, value);
+        } catch (const std::invalid_argument& e) {
+          throw py::value_error(e.what());
+        }
+        p.ctx().event("platform", "timing_override").str("name", name).u64("value", value);
+      })
+      .def("get_timing", [](Platform& p, const std::string& name) {
+        const int i = dpusim::pcie::TimingProfile::find(name);
+        if (i < 0) throw py::value_error("unknown timing parameter '" + name + "'");
+        return p.ctx().timing.get(static_cast<dpusim::pcie::TimingId>(i));
+      })
+      .def("expect_violation", [](Platform& p, const std::string& kind, uint64_t count) {
+        p.ctx().checker.expect(kind, count);
+        p.ctx().event("platform", "expect_violation").str("kind", kind).u64("count", count);
+      })
+      .def("peek_config", [](Platform& p, const std::string& path, uint16_t offset) {
+        auto* f = p.function(path);
+        if (!f) throw py::value_error("no function at '" + path + "'");
+        return f->cfg.read_dword(offset);
+      })
+      .def("function_id", [](Platform& p, const std::string& path) {
+        auto* f = p.function(path);
+        if (!f) throw py::value_error("no function at '" + path + "'");
+        return f->id();
+      })
+      .def("log_event", [](Platform& p, const std::string& path, const std::string& name,
+                           const std::vector<std::pair<std::string, std::string>>& fields) {
+        auto e = p.ctx().event(path, name);
+        for (const auto& [k, v] : fields) e.json(k, v);
+      })
+      .def("set_log_enabled", [](Platform& p, bool on) { p.ctx().log.set_enabled(on); })
+      .def("take_log", [](Platform& p) { return py::bytes(p.ctx().log.take_memory()); })
+      .def("slots", &Platform::slots)
+      .def("finish", &Platform::finish)
+      .def("failed", &Platform::failed)
+      .def("failure", &Platform::failure)
+      .def("seed", [](Platform& p) { return p.spec().seed; });
+}

@@ -1,0 +1,1 @@
+"""Host drivers that do what Linux does, step by step and with its delays."""
