@@ -71,6 +71,9 @@ void TestEndpoint::serve(const tlp::Header& h, std::vector<uint8_t> payload) {
                                              uint8_t(pcie::request_first_byte(h) & 0x7f)));
     }
   };
+  // A single-function device: a Type 0 request for another function number finds nothing.
+  if ((h.type == tlp::Type::CfgRd0 || h.type == tlp::Type::CfgWr0) && (h.target_id & 7) != 0)
+    return ur("no such function");
   switch (h.type) {
     case tlp::Type::CfgRd0:
       port.send(*pcie::make_config_completion(ctx_.pool, h, h.target_id, tlp::CplStatus::SC,

@@ -1,0 +1,53 @@
+"""Driver helpers for the test endpoint (models/testep/test_endpoint.h): register offsets and
+a DMA helper. BAR0 holds the registers, BAR2 the device memory the DMA engine uses."""
+TEP_ID = 0x00
+TEP_SCRATCH = 0x04
+TEP_DMA_HOST_LO = 0x08
+TEP_DMA_HOST_HI = 0x0C
+TEP_DMA_LOCAL = 0x10
+TEP_DMA_LEN = 0x14
+TEP_DMA_CTRL = 0x18
+TEP_DMA_STATUS = 0x1C
+TEP_IRQ_RAISE = 0x20
+TEP_DMA_COUNT = 0x24
+TEP_DMA_CTRL_START = 1 << 0
+TEP_DMA_CTRL_TO_HOST = 1 << 1
+TEP_DMA_CTRL_IRQ = 1 << 2
+TEP_DMA_STATUS_BUSY = 1 << 0
+TEP_DMA_STATUS_DONE = 1 << 1
+TEP_DMA_STATUS_ERROR = 1 << 2
+TEST_ENDPOINT_ID = 0x7E57E9D0
+VENDOR_ID, DEVICE_ID = 0x1234, 0x7E57
+MSIX_TABLE, MSIX_PBA, MSIX_VECTORS = 0x2000, 0x3000, 32
+
+
+def bar(dev, index):
+    return next(b.base for b in dev.bars if b.index == index)
+
+
+async def start_dma(sim, dev, host_addr, local, length, to_host, vector=None):
+    """Programs and starts one transfer; with `vector`, the engine raises it when done."""
+    regs = bar(dev, 0)
+    h = sim.host
+    await h.mem_write32(regs + TEP_DMA_HOST_LO, host_addr & 0xFFFFFFFF)
+    await h.mem_write32(regs + TEP_DMA_HOST_HI, host_addr >> 32)
+    await h.mem_write32(regs + TEP_DMA_LOCAL, local)
+    await h.mem_write32(regs + TEP_DMA_LEN, length)
+    ctrl = TEP_DMA_CTRL_START | (TEP_DMA_CTRL_TO_HOST if to_host else 0)
+    if vector is not None:
+        ctrl |= TEP_DMA_CTRL_IRQ | vector << 8
+    await h.mem_write32(regs + TEP_DMA_CTRL, ctrl)
+
+
+async def wait_dma(sim, dev, poll_ps=1_000_000, limit_ps=1_000_000_000):
+    """Polls DMA_STATUS until busy clears; returns the status."""
+    regs = bar(dev, 0)
+    waited = 0
+    while True:
+        status = await sim.host.mem_read32(regs + TEP_DMA_STATUS)
+        if not status & TEP_DMA_STATUS_BUSY:
+            return status
+        if waited >= limit_ps:
+            raise TimeoutError(f"DMA of {dev.bdf} still busy after {limit_ps} ps")
+        await sim.sleep(poll_ps)
+        waited += poll_ps
