@@ -3,13 +3,13 @@ process (dpusim.run forks), so results never depend on test order."""
 from dpusim.run import ScenarioFailed, run  # noqa: F401
 
 
-def run_ok(scenario, platform=None, seed=1, **kw):
+def run_ok(scenario, platform=None, seed=None, **kw):
     """Runs the scenario and raises ScenarioFailed with the traceback or violation unless it
     succeeded; returns the RunResult."""
     return run(scenario, platform, seed=seed, **kw).check()
 
 
-def platform_test(platform=None, seed=1):
+def platform_test(platform=None, seed=None):
     """Decorator: an ``async def test_x(sim)`` becomes a pytest test run on a fresh platform."""
 
     def wrap(fn):

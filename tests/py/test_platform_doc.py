@@ -1,0 +1,42 @@
+"""A bad platform document is refused with the JSON path of the bad field and the reason."""
+import json
+
+import pytest
+
+import _dpusim
+
+validate = _dpusim.platform.validate
+DocError = _dpusim.platform.DocError
+
+
+@pytest.mark.parametrize("doc, message", [
+    ("{", "$: not valid JSON"),
+    ("[]", "$: must be a JSON object"),
+    ({}, "$.topology: missing"),
+    ({"topology": {"endpoints": 0}}, "$.topology.endpoints: 0 outside 1..32"),
+    ({"topology": {"endpoints": 33}}, "$.topology.endpoints: 33 outside 1..32"),
+    ({"topology": {"endpoints": 2, "slots": []}}, "$.topology: give exactly one of"),
+    ({"topology": {"slots": []}}, "$.topology.slots: 0 slots outside 1..32"),
+    ({"topology": {"slots": [{"kind": "nic"}]}}, "$.topology.slots[0].kind: unknown endpoint kind 'nic' (known: test)"),
+    ({"topology": {"slots": [None, 3]}}, "$.topology.slots[1]: must be an endpoint object or null, not number"),
+    ({"topology": {"slots": [{"kind": "test", "speed": 5}]}}, "$.topology.slots[0].speed: unknown key (known: kind)"),
+    ({"topology": {"endpoints": 1}, "seed": -1}, "$.seed: must not be negative (got -1)"),
+    ({"topology": {"endpoints": 1}, "seed": 1.5}, "$.seed: must be a non-negative integer, not number 1.5"),
+    ({"topology": {"endpoints": 1}, "tpology": 1}, "$.tpology: unknown key (known: host, outputs, seed, timing, topology)"),
+    ({"topology": {"endpoints": 1}, "timing": {"link.host.gen": 7}}, "$.timing.link.host.gen: timing parameter 'link.host.gen' = 7 outside 1..6"),
+    ({"topology": {"endpoints": 1}, "timing": {"link.dsp.width": 3}}, "is not a PCIe link width"),
+    ({"topology": {"endpoints": 1}, "timing": {"switch.latency": 3}}, "$.timing.switch.latency: unknown timing parameter (known: link.host.gen"),
+    ({"topology": {"endpoints": 1}, "host": {"max_payload_size": 384}}, "$.host.max_payload_size: 384 is not a power of two"),
+    ({"topology": {"endpoints": 1}, "host": {"read_completion_boundary": 96}}, "$.host.read_completion_boundary:"),
+    ({"topology": {"endpoints": 1}, "outputs": {"vcd": "yes"}}, "$.outputs.vcd: must be true or false"),
+])
+def test_refusals_name_the_field_and_reason(doc, message):
+    text = doc if isinstance(doc, str) else json.dumps(doc)
+    with pytest.raises(DocError) as e:
+        validate(text)
+    assert message in str(e.value)
+
+
+def test_a_good_document_passes():
+    validate(json.dumps({"seed": 3, "topology": {"slots": [{"kind": "test"}, None]},
+                         "timing": {"switch.traversal_ps": 150000}, "host": {"cpus": 8}}))
