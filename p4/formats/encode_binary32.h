@@ -1,11 +1,11 @@
 // Encoding binary32 bits to a format: the conversion hot path.
 //
-// Same rules and results as round_pack (rounding.h), specialised for a binary32 source so
-// that a normal result costs an add and a shift: the source's exponent and mantissa fields
-// sit next to each other, so adding just under half a destination quantum (plus the kept
-// mantissa's low bit, for ties to even) to the magnitude bits and shifting rounds the mantissa
-// and lets a carry ripple into the exponent, which is what rounding up to the next binade is.
-// Integer operations only: no FPU rounding mode, no flush-to-zero.
+// Same rules and results as round_pack (rounding.h), specialised for a binary32 source, with
+// one computation for subnormal and normal results and no branch between them. Rounding is add-and-shift: adding just
+// under half of what is dropped (plus the kept part's low bit, so a tie goes to even) and
+// shifting rounds to nearest, and a carry out of the kept mantissa ripples into the exponent,
+// which is exactly rounding up into the next binade. Integer operations only: the FPU's
+// rounding mode and flush-to-zero settings play no part.
 #pragma once
 
 #include <algorithm>
