@@ -15,7 +15,8 @@ namespace {
 
 std::string all_format_names() {
   std::string names;
-  for (const fmt::FormatSpec& s : fmt::kFormatSpecs) names += std::string(names.empty() ? "" : ", ") + s.name;
+  for (const fmt::FormatSpec& s : fmt::kFormatSpecs)
+    names += std::string(names.empty() ? "" : ", ") + s.name;
   return names;
 }
 
@@ -33,16 +34,16 @@ fmt::Format parse_format(const char* arg, py::handle value) {
   if (py::isinstance<py::str>(value)) {
     if (auto f = fmt::format_from_name(value.cast<std::string>())) return *f;
   }
-  throw py::value_error(std::string(arg) + ": " + repr_of(value) + " is not a format; the formats are " +
-                        all_format_names());
+  throw py::value_error(std::string(arg) + ": " + repr_of(value) +
+                        " is not a format; the formats are " + all_format_names());
 }
 
 fmt::Op parse_op(const char* arg, py::handle value) {
   if (py::isinstance<py::str>(value)) {
     if (auto op = fmt::op_from_name(value.cast<std::string>())) return *op;
   }
-  throw py::value_error(std::string(arg) + ": " + repr_of(value) + " is not an operation; the operations are " +
-                        all_op_names());
+  throw py::value_error(std::string(arg) + ": " + repr_of(value) +
+                        " is not an operation; the operations are " + all_op_names());
 }
 
 // A read-only view of a bytes-like argument, released when done.
@@ -51,8 +52,10 @@ class ByteView {
   ByteView(const char* arg, py::handle obj) {
     if (PyObject_GetBuffer(obj.ptr(), &view_, PyBUF_C_CONTIGUOUS) != 0) {
       PyErr_Clear();
-      throw py::type_error(std::string(arg) + ": " + py::str(py::type::of(obj).attr("__name__")).cast<std::string>() +
-                           " is not a contiguous bytes-like object (bytes, bytearray, memoryview, array)");
+      throw py::type_error(
+          std::string(arg) + ": " +
+          py::str(py::type::of(obj).attr("__name__")).cast<std::string>() +
+          " is not a contiguous bytes-like object (bytes, bytearray, memoryview, array)");
     }
   }
   ~ByteView() { PyBuffer_Release(&view_); }
@@ -71,11 +74,12 @@ size_t elements_of(const char* arg, fmt::Format f, size_t bytes) {
   const fmt::Status s = fmt::element_count(f, bytes, &count);
   if (s == fmt::Status::ok) return count;
   if (s == fmt::Status::partial_element) {
-    throw py::value_error(std::string(arg) + ": " + std::to_string(bytes) + " bytes is not a whole number of " +
-                          fmt::format_name(f) + " elements (" + std::to_string(fmt::spec(f).bits / 8) +
-                          " bytes each)");
+    throw py::value_error(std::string(arg) + ": " + std::to_string(bytes) +
+                          " bytes is not a whole number of " + fmt::format_name(f) + " elements (" +
+                          std::to_string(fmt::spec(f).bits / 8) + " bytes each)");
   }
-  throw py::value_error(std::string(arg) + ": " + std::to_string(bytes) + " bytes: " + fmt::status_message(s));
+  throw py::value_error(std::string(arg) + ": " + std::to_string(bytes) +
+                        " bytes: " + fmt::status_message(s));
 }
 
 // A bytes object of `size` bytes for `fill` to write, without an intermediate copy.
@@ -97,9 +101,10 @@ py::bytes convert(py::handle src_arg, py::handle dst_arg, py::handle data_arg) {
   const size_t count = elements_of("data", src, data.size());
   size_t out_bytes = 0;
   if (fmt::byte_length(dst, count, &out_bytes) == fmt::Status::odd_fp4_count) {
-    throw py::value_error("data: " + std::to_string(count) + " " + fmt::format_name(src) +
-                          " elements cannot be fp4_e2m1, which packs two elements a byte: the element count "
-                          "must be even");
+    throw py::value_error(
+        "data: " + std::to_string(count) + " " + fmt::format_name(src) +
+        " elements cannot be fp4_e2m1, which packs two elements a byte: the element count "
+        "must be even");
   }
   return make_bytes(out_bytes, [&](uint8_t* out) {
     return fmt::convert(src, dst, data.data(), data.size(), out, out_bytes);
@@ -114,7 +119,8 @@ py::bytes apply(py::handle op_arg, py::handle fmt_arg, py::handle a_arg, py::han
   elements_of("a", f, a.size());
   elements_of("b", f, b.size());
   if (a.size() != b.size()) {
-    throw py::value_error("b: " + std::to_string(b.size()) + " bytes, but a is " + std::to_string(a.size()) +
+    throw py::value_error("b: " + std::to_string(b.size()) + " bytes, but a is " +
+                          std::to_string(a.size()) +
                           " bytes: the operands must be of equal length");
   }
   return make_bytes(a.size(), [&](uint8_t* out) {
@@ -125,7 +131,8 @@ py::bytes apply(py::handle op_arg, py::handle fmt_arg, py::handle a_arg, py::han
 }  // namespace
 
 DPUSIM_PYBIND(formats) {
-  m.doc() = "Numeric formats of the P4 engine: conversion and elementwise arithmetic (docs/formats.md)";
+  m.doc() =
+      "Numeric formats of the P4 engine: conversion and elementwise arithmetic (docs/formats.md)";
   py::tuple formats(fmt::kFormatCount);
   for (unsigned i = 0; i < fmt::kFormatCount; ++i) formats[i] = fmt::kFormatSpecs[i].name;
   m.attr("FORMATS") = formats;

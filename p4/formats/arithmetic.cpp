@@ -53,7 +53,7 @@ uint32_t add(uint32_t x, uint32_t y) {
   const uint64_t my = uint64_t{B::significand(y)} << (kHeadroom - d);
   const bool same_sign = ((x ^ y) & B::kSign) == 0;
   const uint64_t sum = same_sign ? mx + my : mx - my;  // < 2^63, and >= 0 as |x| >= |y|
-  if (sum == 0) return 0;  // x + (-x) = +0 in round-to-nearest
+  if (sum == 0) return 0;                              // x + (-x) = +0 in round-to-nearest
   return round_pack<F>(B::negative(x), sum, B::exponent(x) - kHeadroom);
 }
 
@@ -103,7 +103,8 @@ void apply_elements(const uint8_t* a, const uint8_t* b, uint8_t* dst, size_t cou
       store_fp4_pair(dst, i, even, odd);
     }
   } else {
-    for (size_t i = 0; i < count; ++i) store<F>(dst, i, apply_one<F, O>(t, load<F>(a, i), load<F>(b, i)));
+    for (size_t i = 0; i < count; ++i)
+      store<F>(dst, i, apply_one<F, O>(t, load<F>(a, i), load<F>(b, i)));
   }
 }
 
@@ -138,8 +139,8 @@ Status apply(Op op, Format fmt, const uint8_t* a, size_t a_bytes, const uint8_t*
   return Status::ok;
 }
 
-Status apply(uint64_t op_code, uint64_t fmt_code, const uint8_t* a, size_t a_bytes, const uint8_t* b,
-             size_t b_bytes, uint8_t* dst, size_t dst_bytes) noexcept {
+Status apply(uint64_t op_code, uint64_t fmt_code, const uint8_t* a, size_t a_bytes,
+             const uint8_t* b, size_t b_bytes, uint8_t* dst, size_t dst_bytes) noexcept {
   const auto op = op_from_code(op_code);
   if (!op) return Status::unknown_op;
   const auto fmt = format_from_code(fmt_code);

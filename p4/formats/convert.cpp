@@ -38,7 +38,8 @@ constexpr std::array<ConvertFn, sizeof...(I)> make_converters(std::index_sequenc
 }
 
 // Indexed by source * kFormatCount + destination.
-constexpr auto kConverters = make_converters(std::make_index_sequence<kFormatCount * kFormatCount>{});
+constexpr auto kConverters =
+    make_converters(std::make_index_sequence<kFormatCount * kFormatCount>{});
 
 }  // namespace
 }  // namespace detail

@@ -20,8 +20,8 @@ uint32_t binary32_from_fields(const FormatSpec& s, uint32_t code) {
   // Subnormal (field 0): mantissa * 2^(emin - man_bits); normal: the implicit bit added and the
   // exponent unbiased. round_pack does not round here, since binary32 holds the value.
   const uint64_t significand = field == 0 ? mantissa : (mantissa | (1u << s.man_bits));
-  const int exponent = (field == 0 ? s.emin() : static_cast<int>(field) - s.bias) -
-                       static_cast<int>(s.man_bits);
+  const int exponent =
+      (field == 0 ? s.emin() : static_cast<int>(field) - s.bias) - static_cast<int>(s.man_bits);
   return round_pack<Format::fp32>(neg, significand, exponent);
 }
 

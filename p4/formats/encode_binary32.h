@@ -1,11 +1,11 @@
 // Encoding binary32 bits to a format: the conversion hot path.
 //
 // Same rules and results as round_pack (rounding.h), specialised for a binary32 source, with
-// one computation for subnormal and normal results and no branch between them. Rounding is add-and-shift: adding just
-// under half of what is dropped (plus the kept part's low bit, so a tie goes to even) and
-// shifting rounds to nearest, and a carry out of the kept mantissa ripples into the exponent,
-// which is exactly rounding up into the next binade. Integer operations only: the FPU's
-// rounding mode and flush-to-zero settings play no part.
+// one computation for subnormal and normal results and no branch between them. Rounding is
+// add-and-shift: adding just under half of what is dropped (plus the kept part's low bit, so a tie
+// goes to even) and shifting rounds to nearest, and a carry out of the kept mantissa ripples into
+// the exponent, which is exactly rounding up into the next binade. Integer operations only: the
+// FPU's rounding mode and flush-to-zero settings play no part.
 #pragma once
 
 #include <algorithm>
@@ -63,7 +63,8 @@ inline uint32_t encode_binary32(uint32_t x) {
       const int biased_less_one = std::max(field - 127 + S.bias - 1, 0);
       code = rounded + (static_cast<uint32_t>(biased_less_one) << M);
     }
-    code = select(a >= kOverflow, S.has_inf() ? S.inf_code() : S.max_finite_code(), code);  // inf too
+    code =
+        select(a >= kOverflow, S.has_inf() ? S.inf_code() : S.max_finite_code(), code);  // inf too
     code = select(a > Binary32::kInf, S.has_nan() ? S.quiet_nan_code() : S.max_finite_code(), code);
     return code | (neg ? S.sign_bit() : 0);
   }

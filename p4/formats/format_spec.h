@@ -98,9 +98,11 @@ constexpr bool specs_consistent() {
 }
 static_assert(specs_consistent(), "kFormatSpecs must be indexed by format number");
 // The limits the OCP specifications state (OFP8 rev 1.0 table 1, MX v1.0 table 3).
-static_assert(spec(Format::fp8_e4m3).emax() == 8 && spec(Format::fp8_e4m3).max_finite_code() == 0x7E,
+static_assert(spec(Format::fp8_e4m3).emax() == 8 &&
+                  spec(Format::fp8_e4m3).max_finite_code() == 0x7E,
               "OCP E4M3 max is S.1111.110 = 1.75 * 2^8 = 448");
-static_assert(spec(Format::fp8_e5m2).emax() == 15 && spec(Format::fp8_e5m2).max_finite_code() == 0x7B,
+static_assert(spec(Format::fp8_e5m2).emax() == 15 &&
+                  spec(Format::fp8_e5m2).max_finite_code() == 0x7B,
               "OCP E5M2 max is S.11110.11 = 1.75 * 2^15 = 57344");
 static_assert(spec(Format::fp4_e2m1).emax() == 2 && spec(Format::fp4_e2m1).max_finite_code() == 0x7,
               "OCP E2M1 max is S.11.1 = 1.5 * 2^2 = 6");

@@ -39,14 +39,14 @@ inline constexpr unsigned kOpCount = 5;
 
 enum class Status : uint8_t {
   ok = 0,
-  unknown_format,        // a format number outside 0..5
-  unknown_op,            // an operation number outside 0..4
-  partial_element,       // a byte length that is not a whole number of elements
-  odd_fp4_count,         // an odd element count, which fp4_e2m1 cannot pack
+  unknown_format,           // a format number outside 0..5
+  unknown_op,               // an operation number outside 0..4
+  partial_element,          // a byte length that is not a whole number of elements
+  odd_fp4_count,            // an odd element count, which fp4_e2m1 cannot pack
   operand_length_mismatch,  // apply: the two operands differ in length
-  dst_length_mismatch,   // the destination is not exactly the result's length
-  overlapping_buffers,   // the destination partly overlaps a source (see convert and apply)
-  too_long,              // a length whose element or byte count does not fit in size_t
+  dst_length_mismatch,      // the destination is not exactly the result's length
+  overlapping_buffers,      // the destination partly overlaps a source (see convert and apply)
+  too_long,                 // a length whose element or byte count does not fit in size_t
 };
 
 // A short sentence stating the rule a non-ok status enforces, for error messages and logs.
@@ -68,6 +68,8 @@ Status byte_length(Format f, size_t count, size_t* bytes);
 // Length of the result of converting `src_bytes` bytes of `src` to `dst`; the status that
 // convert() would return for the lengths.
 Status converted_length(Format src, Format dst, size_t src_bytes, size_t* dst_bytes);
+// The same with format numbers (unknown_format if not 0..5).
+Status converted_length(uint64_t src_code, uint64_t dst_code, size_t src_bytes, size_t* dst_bytes);
 
 // Convert a whole buffer from `src` to `dst` (the rules above). `dst_bytes` must be exactly
 // converted_length(); only those bytes are written, and nothing on a non-ok status. `dst`
@@ -87,8 +89,8 @@ Status convert(uint64_t src_code, uint64_t dst_code, const uint8_t* src_data, si
 Status apply(Op op, Format fmt, const uint8_t* a, size_t a_bytes, const uint8_t* b, size_t b_bytes,
              uint8_t* dst, size_t dst_bytes) noexcept;
 // The same with the numbers a P4 table entry supplies (unknown_op / unknown_format).
-Status apply(uint64_t op_code, uint64_t fmt_code, const uint8_t* a, size_t a_bytes, const uint8_t* b,
-             size_t b_bytes, uint8_t* dst, size_t dst_bytes) noexcept;
+Status apply(uint64_t op_code, uint64_t fmt_code, const uint8_t* a, size_t a_bytes,
+             const uint8_t* b, size_t b_bytes, uint8_t* dst, size_t dst_bytes) noexcept;
 
 // One element. `code` is the element's bits in the low bits (fp4: the low nibble).
 // decode: the element's exact value (every value of the six formats is a double); a NaN

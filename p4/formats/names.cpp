@@ -89,4 +89,11 @@ Status converted_length(Format src, Format dst, size_t src_bytes, size_t* dst_by
   return byte_length(dst, count, dst_bytes);
 }
 
+Status converted_length(uint64_t src_code, uint64_t dst_code, size_t src_bytes, size_t* dst_bytes) {
+  const auto src = format_from_code(src_code);
+  const auto dst = format_from_code(dst_code);
+  if (!src || !dst) return Status::unknown_format;
+  return converted_length(*src, *dst, src_bytes, dst_bytes);
+}
+
 }  // namespace dpusim::formats

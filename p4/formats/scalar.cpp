@@ -16,7 +16,8 @@ uint32_t encode_double(double value) {
   const bool neg = (bits >> 63) != 0;
   const int field = static_cast<int>((bits >> 52) & 0x7FF);
   const uint64_t fraction = bits & ((uint64_t{1} << 52) - 1);
-  if (field == 0x7FF) return fraction != 0 ? detail::nan_code<F>(neg) : detail::overflow_code<F>(neg);
+  if (field == 0x7FF)
+    return fraction != 0 ? detail::nan_code<F>(neg) : detail::overflow_code<F>(neg);
   // Subnormal doubles (field 0) share field 1's exponent and have no implicit bit.
   const uint64_t m = field != 0 ? (fraction | uint64_t{1} << 52) : fraction;
   return detail::round_pack<F>(neg, m, (field != 0 ? field : 1) - 1075);
@@ -27,8 +28,9 @@ uint32_t encode_double(double value) {
 double decode(Format f, uint32_t code) noexcept {
   const FormatSpec& s = spec(f);
   const uint32_t mask = s.bits == 32 ? 0xFFFFFFFFu : (1u << s.bits) - 1;
-  const uint32_t b32 = f == Format::fp32 ? code : detail::binary32_from_fields(s, code & mask);
-  // A binary32 NaN becomes a double NaN of the same sign: the conversion keeps the sign.
+  // binary32_from_fields gives every NaN as binary32's canonical quiet NaN with its sign, which
+  // converts to a quiet double NaN of that sign (no signalling NaN reaches the FPU).
+  const uint32_t b32 = detail::binary32_from_fields(s, code & mask);
   float value;
   std::memcpy(&value, &b32, sizeof value);
   return static_cast<double>(value);  // exact: double holds every binary32 value

@@ -4,12 +4,12 @@
 //   ./dpusim bench formats [--elements N] [--seconds S]
 //
 // Input: N elements per buffer (default 1 Mi: 4 MiB of fp32, which stays in the last-level
-// cache, so the codec is measured rather than DRAM) of values with a random sign, a magnitude log-uniform between
-// 2^-10 and 2^9 and a random binary32 mantissa, converted to the source format: the shape of
-// scaled activations, spanning fp8_e4m3's subnormals, normals and saturation. The generator is
-// seeded, so every run converts the same data. Each cell repeats whole-buffer calls until S
-// seconds (default 0.25) have passed and reports elements / elapsed time. Wall-clock time is
-// read here and nowhere else in dpusim.
+// cache, so the codec is measured rather than DRAM) of values with a random sign, a magnitude
+// log-uniform between 2^-10 and 2^9 and a random binary32 mantissa, converted to the source format:
+// the shape of scaled activations, spanning fp8_e4m3's subnormals, normals and saturation. The
+// generator is seeded, so every run converts the same data. Each cell repeats whole-buffer calls
+// until S seconds (default 0.25) have passed and reports elements / elapsed time. Wall-clock time
+// is read here and nowhere else in dpusim.
 #include <chrono>
 #include <cmath>
 #include <cstdint>
@@ -37,8 +37,10 @@ struct Options {
 };
 
 [[noreturn]] void usage(const char* problem) {
-  std::fprintf(stderr, "dpusim-bench-formats: %s\nusage: dpusim-bench-formats [--elements N] [--seconds S]\n",
-               problem);
+  std::fprintf(
+      stderr,
+      "dpusim-bench-formats: %s\nusage: dpusim-bench-formats [--elements N] [--seconds S]\n",
+      problem);
   std::exit(2);
 }
 
@@ -71,7 +73,8 @@ size_t bytes_of(Format f, size_t elements) {
 
 void check(Status s, const char* what) {
   if (s != Status::ok) {
-    std::fprintf(stderr, "dpusim-bench-formats: %s failed: %s\n", what, dpusim::formats::status_message(s));
+    std::fprintf(stderr, "dpusim-bench-formats: %s failed: %s\n", what,
+                 dpusim::formats::status_message(s));
     std::exit(1);
   }
 }
@@ -84,12 +87,14 @@ std::vector<uint8_t> make_input(Format f, size_t elements) {
   for (size_t i = 0; i < elements; ++i) {
     const uint64_t r = rng();
     const int exponent = static_cast<int>(r % 20) - 10;  // 2^-10 .. 2^9
-    const double magnitude = std::ldexp(1.0 + static_cast<double>((r >> 8) & 0x7FFFFF) / 0x800000, exponent);
+    const double magnitude =
+        std::ldexp(1.0 + static_cast<double>((r >> 8) & 0x7FFFFF) / 0x800000, exponent);
     const uint32_t code = dpusim::formats::encode(Format::fp32, (r >> 63) ? -magnitude : magnitude);
     for (unsigned b = 0; b < 4; ++b) fp32[4 * i + b] = static_cast<uint8_t>(code >> (8 * b));
   }
   std::vector<uint8_t> out(bytes_of(f, elements));
-  check(dpusim::formats::convert(Format::fp32, f, fp32.data(), fp32.size(), out.data(), out.size()), "convert");
+  check(dpusim::formats::convert(Format::fp32, f, fp32.data(), fp32.size(), out.data(), out.size()),
+        "convert");
   return out;
 }
 
@@ -113,11 +118,14 @@ double rate(size_t elements, double seconds, Call call) {
 int main(int argc, char** argv) {
   const Options o = parse(argc, argv);
   std::vector<std::vector<uint8_t>> inputs;
-  for (unsigned f = 0; f < kFormatCount; ++f) inputs.push_back(make_input(static_cast<Format>(f), o.elements));
+  for (unsigned f = 0; f < kFormatCount; ++f)
+    inputs.push_back(make_input(static_cast<Format>(f), o.elements));
 
-  std::printf("# dpusim-bench-formats: %zu elements per call, %.2f s per cell, one core\n", o.elements, o.seconds);
+  std::printf("# dpusim-bench-formats: %zu elements per call, %.2f s per cell, one core\n",
+              o.elements, o.seconds);
   std::printf("# convert, M elements/s (rows: source, columns: destination)\n%-10s", "");
-  for (unsigned d = 0; d < kFormatCount; ++d) std::printf(" %9s", dpusim::formats::format_name(static_cast<Format>(d)));
+  for (unsigned d = 0; d < kFormatCount; ++d)
+    std::printf(" %9s", dpusim::formats::format_name(static_cast<Format>(d)));
   std::printf("\n");
   for (unsigned s = 0; s < kFormatCount; ++s) {
     const auto src = static_cast<Format>(s);
@@ -126,7 +134,8 @@ int main(int argc, char** argv) {
       const auto dst = static_cast<Format>(d);
       std::vector<uint8_t> out(bytes_of(dst, o.elements));
       const double r = rate(o.elements, o.seconds, [&] {
-        check(dpusim::formats::convert(src, dst, inputs[s].data(), inputs[s].size(), out.data(), out.size()),
+        check(dpusim::formats::convert(src, dst, inputs[s].data(), inputs[s].size(), out.data(),
+                                       out.size()),
               "convert");
       });
       std::printf(" %9.0f", r / 1e6);
@@ -136,21 +145,23 @@ int main(int argc, char** argv) {
   }
 
   std::printf("# apply, M elements/s (rows: format, columns: operation)\n%-10s", "");
-  for (unsigned op = 0; op < kOpCount; ++op) std::printf(" %9s", dpusim::formats::op_name(static_cast<Op>(op)));
+  for (unsigned op = 0; op < kOpCount; ++op)
+    std::printf(" %9s", dpusim::formats::op_name(static_cast<Op>(op)));
   std::printf("\n");
   for (unsigned f = 0; f < kFormatCount; ++f) {
     const auto fmt = static_cast<Format>(f);
     const std::vector<uint8_t>& a = inputs[f];
     // Rotated by one element (a byte: two of fp4), so the operands differ element for element.
-    const size_t step = dpusim::formats::spec(fmt).bits == 4 ? 1 : dpusim::formats::spec(fmt).bits / 8;
+    const size_t step =
+        dpusim::formats::spec(fmt).bits == 4 ? 1 : dpusim::formats::spec(fmt).bits / 8;
     std::vector<uint8_t> b(a.begin() + static_cast<std::ptrdiff_t>(step), a.end());
     b.insert(b.end(), a.begin(), a.begin() + static_cast<std::ptrdiff_t>(step));
     std::vector<uint8_t> out(a.size());
     std::printf("%-10s", dpusim::formats::format_name(fmt));
     for (unsigned op = 0; op < kOpCount; ++op) {
       const double r = rate(o.elements, o.seconds, [&] {
-        check(dpusim::formats::apply(static_cast<Op>(op), fmt, a.data(), a.size(), b.data(), b.size(), out.data(),
-                                     out.size()),
+        check(dpusim::formats::apply(static_cast<Op>(op), fmt, a.data(), a.size(), b.data(),
+                                     b.size(), out.data(), out.size()),
               "apply");
       });
       std::printf(" %9.0f", r / 1e6);

@@ -38,7 +38,8 @@ double ref_value(const RefFormat& f, uint32_t code) {
   const double m = man_field(f, code);
   const double scale = std::ldexp(1.0, f.man_bits);
   // Subnormal: 0.m * 2^(1 - bias); normal: 1.m * 2^(e - bias).
-  const double magnitude = e == 0 ? std::ldexp(m / scale, 1 - f.bias) : std::ldexp(1.0 + m / scale, e - f.bias);
+  const double magnitude =
+      e == 0 ? std::ldexp(m / scale, 1 - f.bias) : std::ldexp(1.0 + m / scale, e - f.bias);
   return ref_negative(f, code) ? -magnitude : magnitude;
 }
 

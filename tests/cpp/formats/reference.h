@@ -29,9 +29,9 @@ struct RefFormat {
 // rev 1.0 table 1 (E4M3, E5M2); OCP MX v1.0 section 5.3.3 (E2M1). Indexed like the codec's
 // format numbers, which the tests check by name.
 inline const RefFormat kRefFormats[6] = {
-    {"fp32", 32, 8, 23, 127, RefSpecials::ieee},    {"fp16", 16, 5, 10, 15, RefSpecials::ieee},
-    {"bf16", 16, 8, 7, 127, RefSpecials::ieee},     {"fp8_e4m3", 8, 4, 3, 7, RefSpecials::e4m3},
-    {"fp8_e5m2", 8, 5, 2, 15, RefSpecials::ieee},   {"fp4_e2m1", 4, 2, 1, 1, RefSpecials::none},
+    {"fp32", 32, 8, 23, 127, RefSpecials::ieee},  {"fp16", 16, 5, 10, 15, RefSpecials::ieee},
+    {"bf16", 16, 8, 7, 127, RefSpecials::ieee},   {"fp8_e4m3", 8, 4, 3, 7, RefSpecials::e4m3},
+    {"fp8_e5m2", 8, 5, 2, 15, RefSpecials::ieee}, {"fp4_e2m1", 4, 2, 1, 1, RefSpecials::none},
 };
 
 enum class RefKind { finite, infinity, nan };

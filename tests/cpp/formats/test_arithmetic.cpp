@@ -28,7 +28,8 @@ uint32_t reference_apply(Op op, Format f, const AnyRounder& round, uint32_t a, u
     case Op::add:
     case Op::sub: {
       const double y2 = op == Op::sub ? -y : y;
-      if (std::isinf(x) && std::isinf(y2) && std::signbit(x) != std::signbit(y2)) return ref_nan(r, false);
+      if (std::isinf(x) && std::isinf(y2) && std::signbit(x) != std::signbit(y2))
+        return ref_nan(r, false);
       return round(x + y2);  // exact; IEEE gives -0 + -0 = -0 and x + -x = +0
     }
     case Op::mul:
@@ -44,7 +45,8 @@ uint32_t reference_apply(Op op, Format f, const AnyRounder& round, uint32_t a, u
   return 0;
 }
 
-void expect_matches_reference(Op op, Format f, const std::vector<uint32_t>& a, const std::vector<uint32_t>& b) {
+void expect_matches_reference(Op op, Format f, const std::vector<uint32_t>& a,
+                              const std::vector<uint32_t>& b) {
   const AnyRounder round(f);
   const std::vector<uint32_t> got = apply_codes(op, f, a, b);
   ASSERT_EQ(got.size(), a.size());
@@ -52,8 +54,8 @@ void expect_matches_reference(Op op, Format f, const std::vector<uint32_t>& a, c
   for (size_t i = 0; i < a.size(); ++i) {
     const uint32_t expected = reference_apply(op, f, round, a[i], b[i]);
     if (got[i] != expected && mismatches++ < 10) {
-      ADD_FAILURE() << format_name(f) << " " << std::hex << a[i] << " " << op_name(op) << " " << b[i] << " -> "
-                    << got[i] << ", reference " << expected;
+      ADD_FAILURE() << format_name(f) << " " << std::hex << a[i] << " " << op_name(op) << " "
+                    << b[i] << " -> " << got[i] << ", reference " << expected;
     }
   }
   EXPECT_EQ(mismatches, 0u) << format_name(f) << " " << op_name(op);

@@ -41,6 +41,9 @@ TEST(Lengths, CountsAndBytesFollowTheElementWidth) {
   EXPECT_EQ(n, 24u);
   EXPECT_EQ(converted_length(Format::fp32, Format::fp4_e2m1, 8, &n), Status::ok);
   EXPECT_EQ(n, 1u);
+  EXPECT_EQ(converted_length(uint64_t{3}, uint64_t{1}, 5, &n), Status::ok);  // by number
+  EXPECT_EQ(n, 10u);
+  EXPECT_EQ(converted_length(uint64_t{3}, uint64_t{7}, 5, &n), Status::unknown_format);
 }
 
 // Each refusal leaves the destination untouched.
@@ -79,7 +82,8 @@ TEST_F(Refused, AnOddElementCountIntoFp4) {
 }
 
 TEST_F(Refused, OperandsOfUnequalLength) {
-  EXPECT_EQ(apply(Op::mul, Format::fp16, src, 4, src + 8, 6, dst, 4), Status::operand_length_mismatch);
+  EXPECT_EQ(apply(Op::mul, Format::fp16, src, 4, src + 8, 6, dst, 4),
+            Status::operand_length_mismatch);
   expect_untouched();
 }
 
@@ -93,7 +97,8 @@ TEST_F(Refused, ADestinationOfAnotherLength) {
 TEST(Overlap, PartialOverlapIsRefused) {
   uint8_t buf[16] = {};
   EXPECT_EQ(convert(Format::fp16, Format::fp16, buf, 8, buf + 2, 8), Status::overlapping_buffers);
-  EXPECT_EQ(apply(Op::add, Format::fp8_e4m3, buf, 4, buf + 8, 4, buf + 2, 4), Status::overlapping_buffers);
+  EXPECT_EQ(apply(Op::add, Format::fp8_e4m3, buf, 4, buf + 8, 4, buf + 2, 4),
+            Status::overlapping_buffers);
   // Widening in place would overwrite source elements before they are read.
   EXPECT_EQ(convert(Format::fp16, Format::fp32, buf, 4, buf, 8), Status::overlapping_buffers);
 }
@@ -103,7 +108,8 @@ TEST(Overlap, SameWidthConversionInPlaceMatchesOutOfPlace) {
   for (uint32_t c = 0; c < 65536; c += 3) codes.push_back(c);
   std::vector<uint8_t> buf = pack(Format::fp16, codes);
   const std::vector<uint32_t> expected = convert_codes(Format::fp16, Format::bf16, codes);
-  ASSERT_EQ(convert(Format::fp16, Format::bf16, buf.data(), buf.size(), buf.data(), buf.size()), Status::ok);
+  ASSERT_EQ(convert(Format::fp16, Format::bf16, buf.data(), buf.size(), buf.data(), buf.size()),
+            Status::ok);
   EXPECT_EQ(unpack(Format::bf16, buf), expected);
 }
 
@@ -113,10 +119,12 @@ TEST(Overlap, ApplyIntoEitherOperandMatchesOutOfPlace) {
   const std::vector<uint32_t> expected = apply_codes(Op::sub, Format::fp8_e5m2, a, b);
   std::vector<uint8_t> pa = pack(Format::fp8_e5m2, a), pb = pack(Format::fp8_e5m2, b);
   std::vector<uint8_t> pa2 = pa, pb2 = pb;
-  ASSERT_EQ(apply(Op::sub, Format::fp8_e5m2, pa.data(), pa.size(), pb.data(), pb.size(), pa.data(), pa.size()),
+  ASSERT_EQ(apply(Op::sub, Format::fp8_e5m2, pa.data(), pa.size(), pb.data(), pb.size(), pa.data(),
+                  pa.size()),
             Status::ok);
   EXPECT_EQ(unpack(Format::fp8_e5m2, pa), expected);
-  ASSERT_EQ(apply(Op::sub, Format::fp8_e5m2, pa2.data(), pa2.size(), pb2.data(), pb2.size(), pb2.data(), pb2.size()),
+  ASSERT_EQ(apply(Op::sub, Format::fp8_e5m2, pa2.data(), pa2.size(), pb2.data(), pb2.size(),
+                  pb2.data(), pb2.size()),
             Status::ok);
   EXPECT_EQ(unpack(Format::fp8_e5m2, pb2), expected);
 }
@@ -147,9 +155,9 @@ TEST(Names, EveryFormatAndOperationRoundTripsByNameAndNumber) {
 }
 
 TEST(Names, EveryStatusHasAMessage) {
-  for (Status s : {Status::unknown_format, Status::unknown_op, Status::partial_element, Status::odd_fp4_count,
-                   Status::operand_length_mismatch, Status::dst_length_mismatch, Status::overlapping_buffers,
-                   Status::too_long}) {
+  for (Status s : {Status::unknown_format, Status::unknown_op, Status::partial_element,
+                   Status::odd_fp4_count, Status::operand_length_mismatch,
+                   Status::dst_length_mismatch, Status::overlapping_buffers, Status::too_long}) {
     EXPECT_GT(std::strlen(status_message(s)), 20u);
   }
 }

@@ -2,6 +2,7 @@
 // and the decode / re-encode round trip of every non-NaN code (the issue's "Tests of the
 // codec", first two points).
 #include <cmath>
+#include <cstring>
 
 #include "test_util.h"
 
@@ -18,6 +19,16 @@ TEST(FormatTable, NumbersAndNamesMatchTheGuide) {
     EXPECT_STREQ(format_name(static_cast<Format>(i)), kRefFormats[i].name);
     EXPECT_EQ(spec(static_cast<Format>(i)).bits, static_cast<unsigned>(kRefFormats[i].bits));
   }
+}
+
+TEST(Decode, Binary32NansDecodeToQuietDoubleNansOfTheirSign) {
+  for (uint32_t code : {0x7F800001u, 0x7FC00000u, 0xFF800001u, 0xFFFFFFFFu}) {
+    const double d = decode(Format::fp32, code);
+    uint64_t bits;
+    std::memcpy(&bits, &d, sizeof bits);
+    EXPECT_EQ(bits, (code >> 31 ? 0xFFF8000000000000u : 0x7FF8000000000000u)) << std::hex << code;
+  }
+  EXPECT_EQ(decode(Format::fp32, 0x00000001), 0x1p-149);
 }
 
 TEST_P(EveryCode, DecodesToTheValueOfItsFields) {
@@ -53,14 +64,16 @@ TEST_P(EveryCode, ConvertsToTheExactBinary32) {
 TEST_P(EveryCode, NonNanCodesSurviveDecodeAndReencode) {
   const Format f = GetParam();
   const std::vector<uint32_t> codes = all_codes(f);
-  const std::vector<uint32_t> back = convert_codes(Format::fp32, f, convert_codes(f, Format::fp32, codes));
+  const std::vector<uint32_t> back =
+      convert_codes(Format::fp32, f, convert_codes(f, Format::fp32, codes));
   for (uint32_t code : codes) {
     if (ref_kind(ref(f), code) == RefKind::nan) {
       EXPECT_EQ(back[code], ref_nan(ref(f), ref_negative(ref(f), code))) << std::hex << code;
       continue;
     }
     EXPECT_EQ(back[code], code) << format_name(f) << " via fp32, code " << std::hex << code;
-    EXPECT_EQ(encode(f, decode(f, code)), code) << format_name(f) << " via double, code " << std::hex << code;
+    EXPECT_EQ(encode(f, decode(f, code)), code)
+        << format_name(f) << " via double, code " << std::hex << code;
   }
 }
 
@@ -70,7 +83,8 @@ TEST_P(EveryCode, ConvertingToItsOwnFormatChangesOnlyNans) {
   const std::vector<uint32_t> same = convert_codes(f, f, codes);
   for (uint32_t code : codes) {
     const bool nan = ref_kind(ref(f), code) == RefKind::nan;
-    EXPECT_EQ(same[code], nan ? ref_nan(ref(f), ref_negative(ref(f), code)) : code) << std::hex << code;
+    EXPECT_EQ(same[code], nan ? ref_nan(ref(f), ref_negative(ref(f), code)) : code)
+        << std::hex << code;
   }
 }
 
@@ -96,7 +110,8 @@ TEST(Binary32Codes, SurviveConversionToItselfExceptNans) {
       const uint32_t c = codes[i];
       const bool nan = (c & 0x7FFFFFFF) > 0x7F800000;
       const uint32_t expected = nan ? ((c & 0x80000000) | 0x7FC00000) : c;
-      if (out[i] != expected && mismatches++ < 10) ADD_FAILURE() << std::hex << c << " -> " << out[i];
+      if (out[i] != expected && mismatches++ < 10)
+        ADD_FAILURE() << std::hex << c << " -> " << out[i];
     }
   }
   EXPECT_EQ(mismatches, 0u);

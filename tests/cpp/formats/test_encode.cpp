@@ -19,8 +19,14 @@ namespace {
 // NaNs of both signs.
 std::vector<uint32_t> sweep() {
   std::mt19937 rng(4);
-  const uint32_t low[8] = {0x0000, 0x0001, 0x0FFF, 0x1000, 0x1001, 0x1FFF,
-                           static_cast<uint32_t>(rng()) & 0x1FFF, static_cast<uint32_t>(rng()) & 0x1FFF};
+  const uint32_t low[8] = {0x0000,
+                           0x0001,
+                           0x0FFF,
+                           0x1000,
+                           0x1001,
+                           0x1FFF,
+                           static_cast<uint32_t>(rng()) & 0x1FFF,
+                           static_cast<uint32_t>(rng()) & 0x1FFF};
   std::vector<uint32_t> values;
   values.reserve(size_t{1} << 22);
   for (uint32_t sign = 0; sign < 2; ++sign) {
@@ -45,7 +51,8 @@ TEST(EncodeSweep, CoversEveryKindOfBinary32Value) {
     if (std::isnan(f)) ++nans[s];
   }
   EXPECT_GE(values.size(), size_t{4} << 20);
-  EXPECT_TRUE(zeros[0] && zeros[1] && subnormals && infinities[0] && infinities[1] && nans[0] && nans[1]);
+  EXPECT_TRUE(zeros[0] && zeros[1] && subnormals && infinities[0] && infinities[1] && nans[0] &&
+              nans[1]);
 }
 
 class EncodeInto : public ::testing::TestWithParam<Format> {};
@@ -68,12 +75,13 @@ TEST_P(EncodeInto, FourMebiBinary32ValuesRoundAsTheReference) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Formats, EncodeInto,
-                         ::testing::Values(Format::fp16, Format::bf16, Format::fp8_e4m3, Format::fp8_e5m2,
-                                           Format::fp4_e2m1),
+                         ::testing::Values(Format::fp16, Format::bf16, Format::fp8_e4m3,
+                                           Format::fp8_e5m2, Format::fp4_e2m1),
                          [](const auto& info) { return std::string(format_name(info.param)); });
 
 TEST(ConvertEveryCode, BetweenEveryPairOfFormats) {
-  constexpr Format kSmall[] = {Format::fp16, Format::bf16, Format::fp8_e4m3, Format::fp8_e5m2, Format::fp4_e2m1};
+  constexpr Format kSmall[] = {Format::fp16, Format::bf16, Format::fp8_e4m3, Format::fp8_e5m2,
+                               Format::fp4_e2m1};
   for (Format src : kSmall) {
     const std::vector<uint32_t> codes = all_codes(src);
     for (unsigned d = 0; d < kFormatCount; ++d) {
@@ -84,8 +92,8 @@ TEST(ConvertEveryCode, BetweenEveryPairOfFormats) {
       for (uint32_t code : codes) {
         const uint32_t expected = rounder(ref_any_value(src, code));
         if (got[code] != expected && mismatches++ < 5) {
-          ADD_FAILURE() << format_name(src) << " " << std::hex << code << " -> " << format_name(dst) << " "
-                        << got[code] << ", reference " << expected;
+          ADD_FAILURE() << format_name(src) << " " << std::hex << code << " -> " << format_name(dst)
+                        << " " << got[code] << ", reference " << expected;
         }
       }
     }
@@ -103,7 +111,8 @@ TEST(EncodeDouble, RoundsOnceToTheReference) {
     if (f != Format::fp32) {
       std::vector<double> finite;
       for (uint32_t code : all_codes(f)) {
-        if (ref_kind(ref(f), code) == RefKind::finite && !ref_negative(ref(f), code)) finite.push_back(ref_value(ref(f), code));
+        if (ref_kind(ref(f), code) == RefKind::finite && !ref_negative(ref(f), code))
+          finite.push_back(ref_value(ref(f), code));
       }
       std::sort(finite.begin(), finite.end());
       for (size_t k = 0; k + 1 < finite.size(); ++k) {
@@ -120,15 +129,16 @@ TEST(EncodeDouble, RoundsOnceToTheReference) {
       const double v = std::ldexp(static_cast<double>(r >> 11), static_cast<int>(r % 301) - 213);
       values.push_back(r & 1024 ? -v : v);
     }
-    for (double v : {0.0, -0.0, double{INFINITY}, double{-INFINITY}, double{NAN}, -double{NAN}}) values.push_back(v);
+    for (double v : {0.0, -0.0, double{INFINITY}, double{-INFINITY}, double{NAN}, -double{NAN}})
+      values.push_back(v);
     const AnyRounder rounder(f);
     size_t mismatches = 0;
     for (double v : values) {
       const uint32_t expected = rounder(v);
       const uint32_t got = encode(f, v);
       if (got != expected && mismatches++ < 5) {
-        ADD_FAILURE() << format_name(f) << " " << std::hexfloat << v << " -> " << std::hex << got << ", reference "
-                      << expected;
+        ADD_FAILURE() << format_name(f) << " " << std::hexfloat << v << " -> " << std::hex << got
+                      << ", reference " << expected;
       }
     }
   }

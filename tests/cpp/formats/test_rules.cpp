@@ -6,8 +6,12 @@ namespace dpusim::formats::testing {
 namespace {
 
 // One element of each operand (doubled, so an fp4 buffer is a whole byte).
-uint32_t op1(Op op, Format f, uint32_t a, uint32_t b) { return apply_codes(op, f, {a, a}, {b, b})[0]; }
-uint32_t cvt1(Format src, Format dst, uint32_t code) { return convert_codes(src, dst, {code, code})[0]; }
+uint32_t op1(Op op, Format f, uint32_t a, uint32_t b) {
+  return apply_codes(op, f, {a, a}, {b, b})[0];
+}
+uint32_t cvt1(Format src, Format dst, uint32_t code) {
+  return convert_codes(src, dst, {code, code})[0];
+}
 
 constexpr uint32_t kOne32 = 0x3F800000, kNan32 = 0x7FC00000, kNegNan32 = 0xFFC00000;
 
@@ -72,8 +76,9 @@ TEST(Rounding, TiesGoToTheEvenNeighbour) {
   EXPECT_EQ(op1(Op::add, Format::fp8_e4m3, 0x38, 0x18), 0x38u);  // 1 + 1/16 = 1.0625 -> 1
   EXPECT_EQ(op1(Op::add, Format::fp8_e4m3, 0x39, 0x18), 0x3Au);  // 1.125 + 1/16 -> 1.25
   EXPECT_EQ(op1(Op::add, Format::fp4_e2m1, 0x6, 0x2), 0x6u);     // 4 + 1 = 5 -> 4
-  EXPECT_EQ(cvt1(Format::fp32, Format::fp16, 0x33000000), 0x0000u);  // 2^-25: half the least subnormal
-  EXPECT_EQ(cvt1(Format::fp32, Format::fp16, 0x33000001), 0x0001u);  // just above half
+  EXPECT_EQ(cvt1(Format::fp32, Format::fp16, 0x33000000),
+            0x0000u);  // 2^-25: half the least subnormal
+  EXPECT_EQ(cvt1(Format::fp32, Format::fp16, 0x33000001), 0x0001u);    // just above half
   EXPECT_EQ(cvt1(Format::fp32, Format::fp8_e4m3, 0x3B400000), 0x02u);  // 3 * 2^-10 -> 2 * 2^-9
 }
 
@@ -90,8 +95,8 @@ TEST(Rounding, SubnormalsAreExact) {
 }
 
 TEST(Overflow, FormatsWithInfinityOverflowToIt) {
-  EXPECT_EQ(op1(Op::add, Format::fp8_e5m2, 0x7B, 0x6C), 0x7Cu);  // 57344 + 4096: the midpoint
-  EXPECT_EQ(op1(Op::add, Format::fp8_e5m2, 0x7B, 0x68), 0x7Bu);  // 57344 + 2048 stays
+  EXPECT_EQ(op1(Op::add, Format::fp8_e5m2, 0x7B, 0x6C), 0x7Cu);      // 57344 + 4096: the midpoint
+  EXPECT_EQ(op1(Op::add, Format::fp8_e5m2, 0x7B, 0x68), 0x7Bu);      // 57344 + 2048 stays
   EXPECT_EQ(cvt1(Format::fp32, Format::fp16, 0x477FF000), 0x7C00u);  // 65520 -> inf
   EXPECT_EQ(cvt1(Format::fp32, Format::fp16, 0xC77FEFFF), 0xFBFFu);  // just under: -65504
 }
@@ -99,7 +104,7 @@ TEST(Overflow, FormatsWithInfinityOverflowToIt) {
 TEST(Overflow, E4m3SaturatesTo448) {
   EXPECT_EQ(op1(Op::add, Format::fp8_e4m3, 0x7E, 0x7E), 0x7Eu);
   EXPECT_EQ(op1(Op::mul, Format::fp8_e4m3, 0xFE, 0x40), 0xFEu);
-  EXPECT_EQ(op1(Op::add, Format::fp8_e4m3, 0x7E, 0x58), 0x7Eu);  // 448 + 16 = 464
+  EXPECT_EQ(op1(Op::add, Format::fp8_e4m3, 0x7E, 0x58), 0x7Eu);        // 448 + 16 = 464
   EXPECT_EQ(cvt1(Format::fp32, Format::fp8_e4m3, 0x7F800000), 0x7Eu);  // +inf
   EXPECT_EQ(cvt1(Format::fp16, Format::fp8_e4m3, 0xFC00), 0xFEu);      // -inf
 }

@@ -21,7 +21,8 @@ inline std::vector<uint8_t> pack(Format f, const std::vector<uint32_t>& codes) {
   std::vector<uint8_t> out;
   if (bits == 4) {
     out.assign((codes.size() + 1) / 2, 0);
-    for (size_t i = 0; i < codes.size(); ++i) out[i / 2] |= static_cast<uint8_t>((codes[i] & 0xF) << (i % 2 ? 4 : 0));
+    for (size_t i = 0; i < codes.size(); ++i)
+      out[i / 2] |= static_cast<uint8_t>((codes[i] & 0xF) << (i % 2 ? 4 : 0));
     return out;
   }
   for (uint32_t c : codes) {
@@ -68,13 +69,16 @@ inline double ref_any_value(Format f, uint32_t code) {
 // The reference rounding to any format: the hardware's for fp32, the value list's otherwise.
 struct AnyRounder {
   explicit AnyRounder(Format f) : f(f), list(ref(f == Format::fp32 ? Format::fp16 : f)) {}
-  uint32_t operator()(double v) const { return f == Format::fp32 ? ref_round_fp32(v) : list.round(v); }
+  uint32_t operator()(double v) const {
+    return f == Format::fp32 ? ref_round_fp32(v) : list.round(v);
+  }
   Format f;
   RefRounder list;  // unused for fp32
 };
 
 // convert() over a whole buffer of codes; fails the test on a non-ok status.
-inline std::vector<uint32_t> convert_codes(Format src, Format dst, const std::vector<uint32_t>& codes) {
+inline std::vector<uint32_t> convert_codes(Format src, Format dst,
+                                           const std::vector<uint32_t>& codes) {
   const std::vector<uint8_t> in = pack(src, codes);
   size_t out_bytes = 0;
   EXPECT_EQ(converted_length(src, dst, in.size(), &out_bytes), Status::ok);
@@ -89,7 +93,8 @@ inline std::vector<uint32_t> apply_codes(Op op, Format f, const std::vector<uint
   const std::vector<uint8_t> pa = pack(f, a);
   const std::vector<uint8_t> pb = pack(f, b);
   std::vector<uint8_t> out(pa.size());
-  EXPECT_EQ(apply(op, f, pa.data(), pa.size(), pb.data(), pb.size(), out.data(), out.size()), Status::ok);
+  EXPECT_EQ(apply(op, f, pa.data(), pa.size(), pb.data(), pb.size(), out.data(), out.size()),
+            Status::ok);
   return unpack(f, out);
 }
 
