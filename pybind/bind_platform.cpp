@@ -26,6 +26,8 @@ const char* kind_name(dpusim::pcie::Notification::Kind k) {
     case dpusim::pcie::Notification::Kind::Event: return "event";
     case dpusim::pcie::Notification::Kind::Violation: return "violation";
     case dpusim::pcie::Notification::Kind::Msi: return "msi";
+    case dpusim::pcie::Notification::Kind::MemoryWrite: return "memory_write";
+    case dpusim::pcie::Notification::Kind::Frame: return "frame";
   }
   return "?";
 }
@@ -118,11 +120,12 @@ DPUSIM_PYBIND(platform) {
       .def_readonly("address", &PyNotification::address);
 
   py::class_<Platform>(m, "Platform")
-      .def(py::init([](const std::string& doc, const std::string& log_path, const std::string& vcd_path) {
+      .def(py::init([](const std::string& doc, const std::string& log_path, const std::string& vcd_path,
+                       const std::string& pcap_dir) {
              auto spec = dpusim::platform::parse_platform_doc(doc);
-             return std::make_unique<Platform>(spec, dpusim::platform::Outputs{log_path, vcd_path});
+             return std::make_unique<Platform>(spec, dpusim::platform::Outputs{log_path, vcd_path, pcap_dir});
            }),
-           py::arg("doc"), py::arg("event_log") = "", py::arg("vcd") = "")
+           py::arg("doc"), py::arg("event_log") = "", py::arg("vcd") = "", py::arg("pcap_dir") = "")
       .def("advance", &Platform::advance, py::call_guard<py::gil_scoped_release>())
       .def("now", [](Platform&) { return Platform::now_ps(); })
       .def("pending_activity", &Platform::pending_activity)
@@ -145,6 +148,18 @@ DPUSIM_PYBIND(platform) {
         return p.raw(header_from(header), std::vector<uint8_t>(s.begin(), s.end()));
       })
       .def("host_alloc", [](Platform& p, uint64_t size, uint64_t align) { return p.host().memory.alloc(size, align); })
+      .def("host_watch", [](Platform& p, uint64_t addr, uint64_t len) { return p.host().watch_memory(addr, len); })
+      .def("host_unwatch", [](Platform& p, uint64_t id) { p.host().unwatch_memory(id); })
+      .def("send_frame", [](Platform& p, unsigned wire, py::bytes data) {
+        std::string s = data;
+        try {
+          return p.send_frame(wire, std::vector<uint8_t>(s.begin(), s.end()));
+        } catch (const std::invalid_argument& e) {
+          throw py::value_error(e.what());
+        }
+      })
+      .def("wires", &Platform::wires)
+      .def("family", [](Platform& p) { return p.spec().family_name; })
       .def("host_free", [](Platform& p, uint64_t addr) { return p.host().memory.free(addr); })
       .def("host_read", [](Platform& p, uint64_t addr, uint64_t n) {
         if (!p.host().memory.allocated(addr, n))

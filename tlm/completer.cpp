@@ -58,6 +58,12 @@ Tlp* make_config_completion(TlpPool& pool, const tlp::Header& req, uint16_t comp
   return make_completion(pool, req, completer_id, status, read ? bytes : nullptr, read ? 4 : 0, 4, 0);
 }
 
+Tlp* make_error_completion(TlpPool& pool, const tlp::Header& req, uint16_t completer_id, tlp::CplStatus status) {
+  if (tlp::is_config(req.type)) return make_config_completion(pool, req, completer_id, status, 0);
+  return make_completion(pool, req, completer_id, status, nullptr, 0, uint16_t(request_byte_count(req)),
+                         uint8_t(request_first_byte(req) & 0x7f));
+}
+
 void complete_memory_read(TlpPool& pool, const tlp::Header& req, uint16_t completer_id, const uint8_t* bytes,
                           unsigned max_payload, unsigned rcb, const std::function<void(Tlp*)>& send) {
   const uint64_t first = request_first_byte(req);

@@ -24,6 +24,10 @@ Tlp* make_completion(TlpPool& pool, const tlp::Header& req, uint16_t completer_i
 Tlp* make_config_completion(TlpPool& pool, const tlp::Header& req, uint16_t completer_id,
                             tlp::CplStatus status, uint32_t value);
 
+// The completion of a non-posted request that failed with `status` (UR, CA...): a config Cpl,
+// or a memory Cpl carrying the request's byte count and lower address (PCIe §2.2.9).
+Tlp* make_error_completion(TlpPool& pool, const tlp::Header& req, uint16_t completer_id, tlp::CplStatus status);
+
 // Completes a memory read with `bytes` (request_byte_count(req) of them, starting at the first
 // enabled byte), calling `send` once per completion TLP, in order.
 void complete_memory_read(TlpPool& pool, const tlp::Header& req, uint16_t completer_id, const uint8_t* bytes,

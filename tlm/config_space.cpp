@@ -80,6 +80,9 @@ uint32_t ConfigSpace::read_dword(uint16_t off) const {
 uint32_t ConfigSpace::write_dword(uint16_t off, uint32_t data, uint8_t byte_enable) {
   off &= ~3u;
   if (size_t(off) + 4 > value_.size() || (byte_enable & 0xf) == 0) return 0;
+  for (const auto& [dw, filter] : filters_)
+    if (dw == off) filter(off, data, byte_enable);
+  if ((byte_enable & 0xf) == 0) return 0;
   const uint32_t before = get(off, 4);
   for (unsigned i = 0; i < 4; ++i) {
     if (!(byte_enable & (1u << i))) continue;
@@ -106,6 +109,12 @@ void ConfigSpace::on_write(uint16_t start, uint16_t len, WriteHook hook) {
   if (size_t(start) + len > value_.size())
     throw ConfigLayoutError("write hook " + hex(start) + "+" + std::to_string(len) + " past config space");
   hooks_.push_back(Hook{start, len, std::move(hook)});
+}
+
+void ConfigSpace::filter_write(uint16_t dw_off, WriteFilter filter) {
+  if ((dw_off & 3) || size_t(dw_off) + 4 > value_.size())
+    throw ConfigLayoutError("write filter at " + hex(dw_off) + " is not a DW inside config space");
+  filters_.emplace_back(dw_off, std::move(filter));
 }
 
 uint16_t ConfigSpace::add_capability(uint8_t id, uint16_t size, uint16_t at) {

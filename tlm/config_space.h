@@ -15,6 +15,7 @@
 #include <functional>
 #include <stdexcept>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace dpusim::pcie {
@@ -52,6 +53,12 @@ class ConfigSpace {
   using WriteHook = std::function<void(uint16_t dw_off, uint32_t before, uint32_t after, uint8_t be)>;
   void on_write(uint16_t start, uint16_t len, WriteHook hook);
 
+  // A DW whose write semantics are not masks alone (a modelled application's own register
+  // rules, e.g. "the whole DW is written if any byte is enabled"): the filter sees the host's
+  // data and byte enables before the masks apply and may rewrite both. One filter per DW.
+  using WriteFilter = std::function<void(uint16_t dw_off, uint32_t& data, uint8_t& byte_enable)>;
+  void filter_write(uint16_t dw_off, WriteFilter filter);
+
   // Lays out a standard capability of `size` bytes at `at` (0 = the next free DW from 0x40) and
   // links it at the end of the list. Returns its offset.
   uint16_t add_capability(uint8_t id, uint16_t size, uint16_t at = 0);
@@ -74,6 +81,7 @@ class ConfigSpace {
     WriteHook fn;
   };
   std::vector<Hook> hooks_;
+  std::vector<std::pair<uint16_t, WriteFilter>> filters_;  // by DW offset, few per function
   struct Range {
     uint16_t start, len;
   };

@@ -79,4 +79,27 @@ void InvariantChecker::request_timed_out(uint64_t time_ps, unsigned requester, u
                 " got no completion");
 }
 
+uint64_t InvariantChecker::frames_dropped() const {
+  uint64_t n = 0;
+  for (const auto& [reason, count] : frames_dropped_) n += count;
+  return n;
+}
+
+void InvariantChecker::check_frame_conservation(uint64_t time_ps, uint64_t in_flight) {
+  const uint64_t dropped = frames_dropped();
+  std::string drops;
+  for (const auto& [reason, count] : frames_dropped_)
+    drops += (drops.empty() ? "" : ",") + reason + "=" + std::to_string(count);
+  log_.event(time_ps, "checker", "frame_ledger")
+      .u64("sent", frames_sent_)
+      .u64("received", frames_received_)
+      .u64("dropped", dropped)
+      .u64("in_flight", in_flight)
+      .str("drops", drops);
+  if (frames_sent_ != frames_received_ + dropped + in_flight)
+    violation(time_ps, "checker", "frame_conservation",
+              "sent " + std::to_string(frames_sent_) + " != received " + std::to_string(frames_received_) +
+                  " + dropped " + std::to_string(dropped) + " + in flight " + std::to_string(in_flight));
+}
+
 }  // namespace dpusim::pcie

@@ -7,7 +7,10 @@
 //  - no Type 1 config request travels below its target bus ("type1_below_target_bus");
 //  - no DMA outside allocated host memory ("dma_outside_memory");
 //  - a completion timeout is itself a violation ("completion_timeout"): a healthy fabric
-//    answers every request.
+//    answers every request;
+//  - frames are conserved ("frame_conservation"): at the end of the run, every frame that
+//    entered a wire was received by a consumer, dropped and counted, or is still in flight.
+// Models add their own kinds through violation() (a device's service bound, a liveness rule).
 // A scenario entitled to cause one (a test of UR, of timeouts) declares it expected; an expected
 // violation is logged as such and does not fail the run.
 #pragma once
@@ -48,6 +51,18 @@ class InvariantChecker {
                           size_t payload_bytes, uint64_t serial);
   void request_timed_out(uint64_t time_ps, unsigned requester, uint8_t tag);
 
+  // The frame ledger. A frame is sent when it enters a wire; received when a consumer takes it
+  // (a driver's buffer, a Python sink, a loopback plug); dropped with a counted reason.
+  void frame_sent() { ++frames_sent_; }
+  void frame_received() { ++frames_received_; }
+  void frame_dropped(const std::string& reason) { ++frames_dropped_[reason]; }
+  uint64_t frames_sent() const { return frames_sent_; }
+  uint64_t frames_received() const { return frames_received_; }
+  uint64_t frames_dropped() const;
+  const std::map<std::string, uint64_t>& frame_drops() const { return frames_dropped_; }
+  // At the end of the run, with the frames components still hold (on wires, in queues).
+  void check_frame_conservation(uint64_t time_ps, uint64_t in_flight);
+
   bool failed() const { return failed_; }
   const std::string& first_failure() const { return first_failure_; }
   uint64_t violations() const { return violations_; }
@@ -66,6 +81,8 @@ class InvariantChecker {
   bool failed_ = false;
   std::string first_failure_;
   uint64_t violations_ = 0;
+  uint64_t frames_sent_ = 0, frames_received_ = 0;
+  std::map<std::string, uint64_t> frames_dropped_;
 };
 
 }  // namespace dpusim::pcie

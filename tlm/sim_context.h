@@ -24,7 +24,9 @@
 namespace dpusim::pcie {
 
 struct Notification {
-  enum class Kind { Completion, Event, Violation, Msi };
+  // MemoryWrite: a device's DMA write landed in a watched range of host memory (token = watch
+  // id). Frame: a frame reached a Python-driven peer (token = wire index, data = the frame).
+  enum class Kind { Completion, Event, Violation, Msi, MemoryWrite, Frame };
   explicit Notification(Kind k = Kind::Event) : kind(k) {}
   Kind kind;
   uint64_t token = 0;   // request token or watcher id

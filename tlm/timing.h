@@ -22,7 +22,47 @@ namespace dpusim::pcie {
   X(host_mem_read_ps, "host.mem_read_ps", 100000, 0, 1000000000, "ps")                      \
   X(slot_link_train_ps, "slot.link_train_ps", 10000000000ull, 0, 100000000000000ull, "ps")  \
   X(test_ep_service_ps, "test_endpoint.service_ps", 50000, 0, 1000000000, "ps")             \
-  X(test_ep_dma_setup_ps, "test_endpoint.dma_setup_ps", 100000, 0, 1000000000, "ps")
+  X(test_ep_dma_setup_ps, "test_endpoint.dma_setup_ps", 100000, 0, 1000000000, "ps")                \
+  DPUSIM_TIMING_PARAMS_VNET(X)                                                                       \
+  X(net_wire_propagation_ps, "net.wire.propagation_ps", 5000, 0, 1000000000000ull, "ps")
+
+// The virtio-net emulation app (models/vnet) and its firmware datapath; docs/timing.md gives
+// each default's source. `ms` below is 10^9 ps.
+#define DPUSIM_TIMING_PARAMS_VNET(X)                                                                  \
+  X(vnet_pe1_config_ps, "vnet.pe1.config_ps", 2000000, 0, 1000000000000ull, "ps")                    \
+  X(vnet_pe1_mmio_read_ps, "vnet.pe1.mmio_read_ps", 2000000, 0, 1000000000000ull, "ps")              \
+  X(vnet_pe1_mmio_write_ps, "vnet.pe1.mmio_write_ps", 1000000, 0, 1000000000000ull, "ps")            \
+  X(vnet_pe1_bound_ps, "vnet.pe1.bound_ps", 1000000000, 1, 100000000000000ull, "ps")                 \
+  X(vnet_fw_mmio_ps, "vnet.fw.mmio_ps", 500000, 0, 1000000000000ull, "ps")                           \
+  X(vnet_worker_wakeup_ps, "vnet.worker.wakeup_ps", 10000000, 0, 1000000000000ull, "ps")             \
+  X(vnet_worker_idle_wait_ps, "vnet.worker.idle_wait_ps", 10000000000ull, 1, 1000000000000ull, "ps")  \
+  X(vnet_worker_progress_ps, "vnet.worker.progress_ps", 20000000, 0, 1000000000000ull, "ps")          \
+  X(vnet_work_engine_start_ps, "vnet.work.engine_start_ps", 10000000000ull, 0, 100000000000000ull, "ps") \
+  X(vnet_work_vq_create_ps, "vnet.work.vq_create_ps", 1000000000, 0, 100000000000000ull, "ps")        \
+  X(vnet_work_io_ctx_create_ps, "vnet.work.io_ctx_create_ps", 5000000000ull, 0, 100000000000000ull, "ps") \
+  X(vnet_work_vq_set_conf_ps, "vnet.work.vq_set_conf_ps", 2000000000, 0, 100000000000000ull, "ps")     \
+  X(vnet_work_vq_start_ps, "vnet.work.vq_start_ps", 30000000000ull, 0, 100000000000000ull, "ps")      \
+  X(vnet_work_vq_group_enable_ps, "vnet.work.vq_group_enable_ps", 2000000000, 0, 100000000000000ull, "ps") \
+  X(vnet_work_engine_enable_ps, "vnet.work.engine_enable_ps", 10000000000ull, 0, 100000000000000ull, "ps") \
+  X(vnet_work_counters_ps, "vnet.work.counters_ps", 2000000000, 0, 100000000000000ull, "ps")          \
+  X(vnet_work_stats_list_ps, "vnet.work.stats_list_ps", 1000000000, 0, 100000000000000ull, "ps")      \
+  X(vnet_work_vq_group_disable_ps, "vnet.work.vq_group_disable_ps", 2000000000, 0, 100000000000000ull, "ps") \
+  X(vnet_work_engine_disable_ps, "vnet.work.engine_disable_ps", 5000000000ull, 0, 100000000000000ull, "ps") \
+  X(vnet_work_vq_stop_ps, "vnet.work.vq_stop_ps", 2000000000, 0, 100000000000000ull, "ps")            \
+  X(vnet_work_io_ctx_destroy_ps, "vnet.work.io_ctx_destroy_ps", 2000000000, 0, 100000000000000ull, "ps") \
+  X(vnet_work_vq_destroy_ps, "vnet.work.vq_destroy_ps", 1000000000, 0, 100000000000000ull, "ps")      \
+  X(vnet_work_engine_stop_ps, "vnet.work.engine_stop_ps", 5000000000ull, 0, 100000000000000ull, "ps") \
+  X(vnet_work_engine_destroy_ps, "vnet.work.engine_destroy_ps", 10000000000ull, 0, 100000000000000ull, "ps") \
+  X(vnet_work_create_device_ps, "vnet.work.create_device_ps", 375000000000ull, 0, 100000000000000ull, "ps") \
+  X(vnet_work_destroy_device_ps, "vnet.work.destroy_device_ps", 100000000000ull, 0, 100000000000000ull, "ps") \
+  X(vnet_work_register_reset_ps, "vnet.work.register_reset_ps", 10000000, 0, 100000000000000ull, "ps") \
+  X(vnet_speed_bounce_ps, "vnet.speed_change.bounce_ps", 50000000000ull, 0, 100000000000000ull, "ps") \
+  X(vnet_ctrl_req_delay_ps, "vnet.ctrl_req_delay_ps", 400000000000ull, 0, 100000000000000ull, "ps")   \
+  X(vnet_mq_qp_yield_ps, "vnet.mq.qp_yield_ps", 1000000000, 0, 100000000000000ull, "ps")              \
+  X(vnet_cleanup_poll_ps, "vnet.cleanup.poll_ps", 1000000000, 1, 100000000000000ull, "ps")            \
+  X(vnet_dp_tx_frame_ps, "vnet.dp.tx_frame_ps", 1000000, 0, 1000000000000ull, "ps")                   \
+  X(vnet_dp_rx_frame_ps, "vnet.dp.rx_frame_ps", 1000000, 0, 1000000000000ull, "ps")                   \
+  X(vnet_dp_rx_fifo_frames, "vnet.dp.rx_fifo_frames", 256, 1, 1000000, "frames")
 
 enum class TimingId : unsigned {
 #define DPUSIM_TIMING_ENUM(id, name, def, lo, hi, unit) id,

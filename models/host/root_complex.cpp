@@ -109,6 +109,12 @@ void RootComplex::on_receive(Tlp& t) {
   t.release();
 }
 
+uint64_t RootComplex::watch_memory(uint64_t addr, uint64_t len) {
+  const uint64_t id = next_watch_++;
+  watches_.emplace(id, std::make_pair(addr, addr + len));
+  return id;
+}
+
 void RootComplex::refuse_dma(const tlp::Header& h, const char* what) {
   const std::string detail = std::string(what) + " by " + tlp::bdf_str(h.requester_id) + " at " +
                              std::to_string(h.address) + " length " + std::to_string(h.length_dw) +
@@ -151,6 +157,16 @@ void RootComplex::serve_write(Tlp& t) {
     if (be & (1u << (i % 4))) memory.write(h.address + i, d + i, 1);
   }
   t.release();
+  const uint64_t end = first + count;
+  for (auto it = watches_.begin(); it != watches_.end();) {
+    if (first < it->second.second && it->second.first < end) {
+      const uint64_t id = it->first;
+      it = watches_.erase(it);
+      if (on_memory_write) on_memory_write(id);
+    } else {
+      ++it;
+    }
+  }
 }
 
 void RootComplex::serve_read(Tlp& t) {

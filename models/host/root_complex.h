@@ -14,6 +14,7 @@
 #include <cstdint>
 #include <deque>
 #include <functional>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -62,6 +63,13 @@ class RootComplex : public sc_core::sc_module {
   void mem_write(uint64_t addr, std::vector<uint8_t> bytes, Done done);
   void send_raw(const tlp::Header& h, std::vector<uint8_t> bytes, Done done);
 
+  // A range of host memory a driver spins on: the first DMA write that touches it calls
+  // on_memory_write with the watch's id, at the moment it lands (a CPU polling the location
+  // sees the change then). One-shot.
+  uint64_t watch_memory(uint64_t addr, uint64_t len);
+  void unwatch_memory(uint64_t id) { watches_.erase(id); }
+  std::function<void(uint64_t id)> on_memory_write;
+
   const std::vector<MsiEvent>& msis() const { return msis_; }
   std::function<void(const MsiEvent&)> on_msi;  // the platform forwards them to Python
 
@@ -82,6 +90,8 @@ class RootComplex : public sc_core::sc_module {
   std::deque<std::function<void()>> submissions_;
   sc_core::sc_event submitted_;
   std::vector<MsiEvent> msis_;
+  std::map<uint64_t, std::pair<uint64_t, uint64_t>> watches_;  // id -> [start, end)
+  uint64_t next_watch_ = 1;
 };
 
 }  // namespace dpusim::host

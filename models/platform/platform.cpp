@@ -65,8 +65,13 @@ Platform::Platform(const PlatformSpec& spec, const Outputs& outputs) : spec_(spe
   }
   {
     std::string kinds;
-    for (const auto& s : spec.slots) kinds += (kinds.empty() ? "" : ",") + (s ? s->kind : std::string("empty"));
-    ctx.event("platform", "platform_start").u64("seed", spec.seed).u64("slots", spec.slots.size()).str("endpoints", kinds);
+    if (spec.family) {
+      kinds = spec.family->describe();
+    } else {
+      for (const auto& s : spec.slots) kinds += (kinds.empty() ? "" : ",") + (s ? s->kind : std::string("empty"));
+    }
+    const size_t slots = spec.family ? spec.family->endpoints() : spec.slots.size();
+    ctx.event("platform", "platform_start").u64("seed", spec.seed).u64("slots", slots).str("endpoints", kinds);
   }
 
   host_ = new host::RootComplex("host", ctx, spec.host);
@@ -78,14 +83,30 @@ Platform::Platform(const PlatformSpec& spec, const Outputs& outputs) : spec_(spe
     n.status = int(ev.data);
     ctx_->post(std::move(n));
   };
+  host_->on_memory_write = [this](uint64_t id) {
+    pcie::Notification n(pcie::Notification::Kind::MemoryWrite);
+    n.token = id;
+    ctx_->post(std::move(n));
+  };
   auto* host_link = new pcie::Link("link_host", ctx, pcie::TimingId::link_host_gen, pcie::TimingId::link_host_width,
                                    [] { return 0; });
   links_.push_back(host_link);
+  if (spec.family) {
+    family_ = spec.family->build(FamilyBuild{ctx, spec_});
+    host_link->connect(host_->port, family_->upstream_port(), host_->requester.checker_id, -1);
+  } else {
+    build_test_topology(*host_link);
+  }
+  build_wires();
+  if (spec.vcd && !outputs.vcd.empty()) build_traces();
+}
 
+void Platform::build_test_topology(pcie::Link& host_link) {
+  pcie::SimContext& ctx = *ctx_;
   std::vector<pcie::Link*> dsp_links;
   sw::SwitchSpec sspec;
-  for (size_t i = 0; i < spec.slots.size(); ++i) {
-    sspec.occupied.push_back(spec.slots[i].has_value());
+  for (size_t i = 0; i < spec_.slots.size(); ++i) {
+    sspec.occupied.push_back(spec_.slots[i].has_value());
     // The bus number of the link below port i is that port's secondary bus, read live.
     auto* link = new pcie::Link(("link_dsp" + std::to_string(i)).c_str(), ctx, pcie::TimingId::link_dsp_gen,
                                 pcie::TimingId::link_dsp_width, [this, i] {
@@ -95,12 +116,12 @@ Platform::Platform(const PlatformSpec& spec, const Outputs& outputs) : spec_(spe
     links_.push_back(link);
   }
   switch_ = new sw::PcieSwitch("switch", ctx, sspec, dsp_links);
-  host_link->connect(host_->port, switch_->up, host_->requester.checker_id, -1);
+  host_link.connect(host_->port, switch_->up, host_->requester.checker_id, -1);
 
-  endpoints_.assign(spec.slots.size(), nullptr);
-  for (size_t i = 0; i < spec.slots.size(); ++i) {
+  endpoints_.assign(spec_.slots.size(), nullptr);
+  for (size_t i = 0; i < spec_.slots.size(); ++i) {
     const std::string name = "ep" + std::to_string(i);
-    if (spec.slots[i] && spec.slots[i]->kind == "test") {
+    if (spec_.slots[i] && spec_.slots[i]->kind == "test") {
       auto* ep = new testep::TestEndpoint(name.c_str(), ctx);
       const int id = int(ctx.checker.register_requester(name));
       ep->requester().checker_id = id;
@@ -111,7 +132,38 @@ Platform::Platform(const PlatformSpec& spec, const Outputs& outputs) : spec_(spe
       dsp_links[i]->connect(*switch_->down[i], *empty_ports_.back(), -1, -1);
     }
   }
-  if (spec.vcd && !outputs.vcd.empty()) build_traces();
+}
+
+void Platform::build_wires() {
+  for (size_t i = 0; i < spec_.wires.size(); ++i) {
+    auto end = [&](const std::string& name) -> net::NetEnd& {
+      if (name == "loopback") return *peers_.emplace_back(std::make_unique<net::LoopbackPeer>(*ctx_));
+      if (name == "python") {
+        auto peer = std::make_unique<net::PythonPeer>(*ctx_);
+        python_peers_.emplace(unsigned(i), peer.get());
+        return *peers_.emplace_back(std::move(peer));
+      }
+      return *family_->network_port(unsigned(std::stoul(name.substr(2))));
+    };
+    net::NetEnd& a = end(spec_.wires[i].a);
+    net::NetEnd& b = end(spec_.wires[i].b);
+    const std::string pcap =
+        outputs_.pcap_dir.empty() ? "" : outputs_.pcap_dir + "/" + wire_file_name(unsigned(i), spec_.wires[i]);
+    wires_.push_back(new net::Wire(("wire" + std::to_string(i)).c_str(), *ctx_, unsigned(i), a, b, pcap));
+  }
+}
+
+std::string wire_file_name(unsigned index, const WireSpec& w) {
+  return "wire" + std::to_string(index) + "_" + w.a + "_" + w.b + ".pcap";
+}
+
+uint64_t Platform::send_frame(unsigned wire, std::vector<uint8_t> bytes) {
+  auto it = python_peers_.find(wire);
+  if (it == python_peers_.end())
+    throw std::invalid_argument("wire " + std::to_string(wire) + " has no Python-driven end");
+  if (bytes.size() < net::kEthHeaderBytes || bytes.size() > 65535)
+    throw std::invalid_argument("a frame of " + std::to_string(bytes.size()) + " bytes is outside 14..65535");
+  return it->second->send(std::move(bytes));
 }
 
 Platform::~Platform() {
@@ -120,6 +172,7 @@ Platform::~Platform() {
 }
 
 pcie::Function* Platform::function(const std::string& path) {
+  if (family_) return family_->function(path);
   if (path == "switch.usp") return &switch_->usp();
   if (path.rfind("switch.dsp", 0) == 0) {
     const unsigned i = unsigned(std::stoul(path.substr(10)));
@@ -141,13 +194,15 @@ void Platform::build_traces() {
     sc_trace(vcd_, l->trace_tlps_down, n + ".tlps_down", 32);
     sc_trace(vcd_, l->trace_tlps_up, n + ".tlps_up", 32);
   }
-  for (unsigned i = 0; i < switch_->ports(); ++i) {
+  for (unsigned i = 0; switch_ && i < switch_->ports(); ++i) {
     sw::DownstreamPort& d = switch_->dsp(i);
     sc_trace(vcd_, d.trace_dllla, d.path() + ".dllla");
     sc_trace(vcd_, d.trace_slot_ctl, d.path() + ".slot_ctl", 16);
     sc_trace(vcd_, d.trace_slot_sta, d.path() + ".slot_sta", 16);
   }
   sc_trace(vcd_, host_->requester.trace_outstanding, "host.outstanding_np", 32);
+  for (net::Wire* w : wires_) sc_trace(vcd_, w->trace_frames, std::string(w->name()) + ".frames", 32);
+  if (family_) family_->trace(vcd_);
   for (testep::TestEndpoint* ep : endpoints_)
     if (ep) sc_trace(vcd_, ep->requester().trace_outstanding, std::string(ep->name()) + ".outstanding_np", 32);
   sc_trace(vcd_, host_->trace_msi_count, "host.msi_count", 32);
@@ -231,6 +286,15 @@ uint64_t Platform::raw(const tlp::Header& h, std::vector<uint8_t> bytes) {
 void Platform::finish() {
   if (finished_) return;
   finished_ = true;
+  if (family_) {
+    family_->shutdown([this](const std::function<bool()>& done) { run_until(done); });
+  }
+  if (family_ || !wires_.empty()) {
+    uint64_t in_flight = family_ ? family_->frames_in_flight() : 0;
+    for (const net::Wire* w : wires_) in_flight += w->in_flight();
+    ctx_->checker.check_frame_conservation(now_ps(), in_flight);
+  }
+  for (net::Wire* w : wires_) w->close_capture();
   ctx_->event("platform", "platform_end")
       .u64("tlps", ctx_->pool.next_serial() - 1)
       .u64("violations", ctx_->checker.violations())
@@ -241,6 +305,20 @@ void Platform::finish() {
     fix_vcd_date(outputs_.vcd + ".vcd");
   }
   ctx_->log.close();
+}
+
+void Platform::run_until(const std::function<bool()>& done) {
+  // Nothing awaits these notifications any more: the scenario has returned.
+  while (!done() && sc_pending_activity()) {
+    ctx_->take_notifications();
+    try {
+      sc_start(sc_time::from_value(sc_time_to_pending_activity().value()), SC_RUN_TO_TIME);
+    } catch (const sc_report& rep) {
+      report_failure(std::string("SystemC error: ") + rep.what());
+      return;
+    }
+  }
+  ctx_->take_notifications();
 }
 
 void fix_vcd_date(const std::string& path) {

@@ -13,12 +13,16 @@
 #include <systemc>
 
 #include <cstdint>
+#include <functional>
+#include <map>
 #include <memory>
 #include <string>
 #include <vector>
 
+#include "family.h"
 #include "link.h"
 #include "pcie_switch.h"
+#include "peers.h"
 #include "platform_doc.h"
 #include "root_complex.h"
 #include "sim_context.h"
@@ -29,7 +33,11 @@ namespace dpusim::platform {
 struct Outputs {
   std::string event_log;  // file path; empty = in memory (take_log())
   std::string vcd;        // file path without ".vcd"; empty = none
+  std::string pcap_dir;   // one pcap per wire here (wire_file_name); empty = none
 };
+
+// The capture file of wire `index`: "wire0_ep0_loopback.pcap".
+std::string wire_file_name(unsigned index, const WireSpec& w);
 
 class Platform {
  public:
@@ -40,7 +48,8 @@ class Platform {
 
   pcie::SimContext& ctx() { return *ctx_; }
   host::RootComplex& host() { return *host_; }
-  sw::PcieSwitch& pcie_switch() { return *switch_; }
+  sw::PcieSwitch* pcie_switch() { return switch_; }  // null on a device family's platform
+  FamilyInstance* family() { return family_.get(); }
   const PlatformSpec& spec() const { return spec_; }
   unsigned slots() const { return unsigned(spec_.slots.size()); }
   testep::TestEndpoint* test_endpoint(unsigned slot) { return slot < endpoints_.size() ? endpoints_[slot] : nullptr; }
@@ -58,9 +67,13 @@ class Platform {
   uint64_t mem_read(uint64_t addr, size_t len);
   uint64_t mem_write(uint64_t addr, std::vector<uint8_t> bytes);
   uint64_t raw(const tlp::Header& h, std::vector<uint8_t> bytes);
+  // A frame from the Python-driven end of `wire` (throws std::invalid_argument if it has none).
+  uint64_t send_frame(unsigned wire, std::vector<uint8_t> bytes);
+  unsigned wires() const { return unsigned(wires_.size()); }
 
-  // Ends the run: SystemC's end of simulation, the VCD closed (with its fixed date), the log
-  // flushed. Nothing may run afterwards.
+  // Ends the run: the device family's shutdown (which may advance simulated time), the frame
+  // ledger checked, the VCD closed (with its fixed date), the log flushed. Nothing may run
+  // afterwards.
   void finish();
   bool failed() const { return failed_ || ctx_->checker.failed(); }
   const std::string& failure() const { return failure_.empty() ? ctx_->checker.first_failure() : failure_; }
@@ -68,7 +81,10 @@ class Platform {
   void report_failure(const std::string& message);
 
  private:
+  void build_test_topology(pcie::Link& host_link);
+  void build_wires();
   void build_traces();
+  void run_until(const std::function<bool()>& done);
   pcie::Requester::Done completion(uint64_t token);
 
   PlatformSpec spec_;
@@ -76,6 +92,10 @@ class Platform {
   std::unique_ptr<pcie::SimContext> ctx_;
   host::RootComplex* host_ = nullptr;
   sw::PcieSwitch* switch_ = nullptr;
+  std::unique_ptr<FamilyInstance> family_;
+  std::vector<net::Wire*> wires_;
+  std::vector<std::unique_ptr<net::NetEnd>> peers_;
+  std::map<unsigned, net::PythonPeer*> python_peers_;  // by wire index
   std::vector<pcie::Link*> links_;
   std::vector<testep::TestEndpoint*> endpoints_;
   std::vector<std::unique_ptr<pcie::Port>> empty_ports_;  // far ends of empty slots' links

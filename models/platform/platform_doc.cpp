@@ -4,6 +4,7 @@
 
 #include <set>
 
+#include "family.h"
 #include "timing.h"
 
 namespace dpusim::platform {
@@ -56,6 +57,81 @@ EndpointSpec parse_endpoint(const json& v, const std::string& path) {
   return EndpointSpec{k};
 }
 
+void parse_test_slots(const json& topo, PlatformSpec& spec) {
+  if (topo.contains("endpoints")) {
+    const unsigned n = unsigned(uint_at(topo["endpoints"], "$.topology.endpoints", 1, kMaxSlots));
+    for (unsigned i = 0; i < n; ++i) spec.slots.push_back(EndpointSpec{"test"});
+    return;
+  }
+  const json& slots = topo["slots"];
+  if (!slots.is_array()) throw DocError("$.topology.slots", "must be an array of endpoint objects or null");
+  if (slots.empty() || slots.size() > kMaxSlots)
+    throw DocError("$.topology.slots", std::to_string(slots.size()) + " slots outside 1.." + std::to_string(kMaxSlots));
+  for (size_t i = 0; i < slots.size(); ++i) {
+    const std::string path = "$.topology.slots[" + std::to_string(i) + "]";
+    if (slots[i].is_null()) {
+      spec.slots.push_back(std::nullopt);
+    } else {
+      spec.slots.push_back(parse_endpoint(slots[i], path));
+    }
+  }
+}
+
+void parse_family(const json& topo, PlatformSpec& spec) {
+  only_keys(topo, "$.topology", {"family", "options"});
+  const json& name = topo.at("family");
+  std::string known;
+  for (const auto& f : device_families()) known += (known.empty() ? "" : ", ") + std::string(f.name);
+  if (!name.is_string()) throw DocError("$.topology.family", "must be a string (known: " + known + ")");
+  const DeviceFamily* family = find_family(name.get<std::string>());
+  if (!family)
+    throw DocError("$.topology.family", "unknown device family '" + name.get<std::string>() + "' (known: " + known + ")");
+  static const json empty = json::object();
+  const json& options = topo.contains("options") ? topo.at("options") : empty;
+  if (!options.is_object())
+    throw DocError("$.topology.options", "must be an object, not " + std::string(options.type_name()));
+  spec.family_name = family->name;
+  spec.family = family->parse(options, "$.topology.options");
+}
+
+// An end of a wire: "loopback", "python", or "ep<i>" naming an endpoint with a network port.
+std::optional<unsigned> wire_end(const json& v, const std::string& path, const PlatformSpec& spec) {
+  if (!v.is_string()) throw DocError(path, "must be a string: \"ep<i>\", \"loopback\" or \"python\"");
+  const std::string s = v.get<std::string>();
+  if (s == "loopback" || s == "python") return std::nullopt;
+  const unsigned count = spec.family ? spec.family->endpoints() : unsigned(spec.slots.size());
+  if (s.size() > 2 && s.compare(0, 2, "ep") == 0 && s.find_first_not_of("0123456789", 2) == std::string::npos &&
+      s.size() <= 4) {
+    const unsigned i = unsigned(std::stoul(s.substr(2)));
+    if (i >= count)
+      throw DocError(path, "endpoint '" + s + "' does not exist (the platform has " + std::to_string(count) + ")");
+    if (!spec.family || !spec.family->has_network_port(i))
+      throw DocError(path, "endpoint '" + s + "' has no network port");
+    return i;
+  }
+  throw DocError(path, "'" + s + "' is not \"ep<i>\", \"loopback\" or \"python\"");
+}
+
+void parse_wires(const json& wires, PlatformSpec& spec) {
+  if (!wires.is_array()) throw DocError("$.wires", "must be an array of {\"a\": END, \"b\": END}");
+  std::set<unsigned> used;
+  for (size_t i = 0; i < wires.size(); ++i) {
+    const std::string path = "$.wires[" + std::to_string(i) + "]";
+    const json& w = wires[i];
+    if (!w.is_object()) throw DocError(path, "must be an object {\"a\": END, \"b\": END}");
+    only_keys(w, path, {"a", "b"});
+    for (const char* k : {"a", "b"})
+      if (!w.contains(k)) throw DocError(path + "." + k, "missing");
+    const auto a = wire_end(w["a"], path + ".a", spec), b = wire_end(w["b"], path + ".b", spec);
+    if (!a && !b) throw DocError(path, "a wire needs an endpoint on at least one end");
+    for (const auto& [end, key] : {std::pair{a, "a"}, std::pair{b, "b"}}) {
+      if (end && !used.insert(*end).second)
+        throw DocError(path + "." + key, "endpoint 'ep" + std::to_string(*end) + "' is already on another wire");
+    }
+    spec.wires.push_back(WireSpec{w["a"].get<std::string>(), w["b"].get<std::string>()});
+  }
+}
+
 }  // namespace
 
 PlatformSpec parse_platform_doc(const std::string& text) {
@@ -66,7 +142,7 @@ PlatformSpec parse_platform_doc(const std::string& text) {
     throw DocError("$", std::string("not valid JSON: ") + e.what());
   }
   if (!doc.is_object()) throw DocError("$", "must be a JSON object");
-  only_keys(doc, "$", {"seed", "host", "topology", "timing", "outputs"});
+  only_keys(doc, "$", {"seed", "host", "topology", "timing", "outputs", "wires"});
   PlatformSpec spec;
   if (doc.contains("seed")) spec.seed = uint_at(doc["seed"], "$.seed", 0, UINT64_MAX);
 
@@ -87,25 +163,14 @@ PlatformSpec parse_platform_doc(const std::string& text) {
 
   if (!doc.contains("topology")) throw DocError("$.topology", "missing (say which slots hold which endpoints)");
   const json& topo = object_at(doc, "topology", "$");
-  only_keys(topo, "$.topology", {"endpoints", "slots"});
-  if (topo.contains("endpoints") == topo.contains("slots"))
-    throw DocError("$.topology", "give exactly one of 'endpoints' (a count of test endpoints) or 'slots' (a list)");
-  if (topo.contains("endpoints")) {
-    const unsigned n = unsigned(uint_at(topo["endpoints"], "$.topology.endpoints", 1, kMaxSlots));
-    for (unsigned i = 0; i < n; ++i) spec.slots.push_back(EndpointSpec{"test"});
+  if (topo.contains("family")) {
+    parse_family(topo, spec);  // the family's options say what is on the slots
   } else {
-    const json& slots = topo["slots"];
-    if (!slots.is_array()) throw DocError("$.topology.slots", "must be an array of endpoint objects or null");
-    if (slots.empty() || slots.size() > kMaxSlots)
-      throw DocError("$.topology.slots", std::to_string(slots.size()) + " slots outside 1.." + std::to_string(kMaxSlots));
-    for (size_t i = 0; i < slots.size(); ++i) {
-      const std::string path = "$.topology.slots[" + std::to_string(i) + "]";
-      if (slots[i].is_null()) {
-        spec.slots.push_back(std::nullopt);
-      } else {
-        spec.slots.push_back(parse_endpoint(slots[i], path));
-      }
-    }
+    only_keys(topo, "$.topology", {"endpoints", "slots", "family"});
+    if (topo.contains("endpoints") == topo.contains("slots"))
+      throw DocError("$.topology", "give exactly one of 'endpoints' (a count of test endpoints), 'slots' (a list) "
+                                   "or 'family' (a device family with its options)");
+    parse_test_slots(topo, spec);
   }
 
   if (doc.contains("timing")) {
@@ -127,6 +192,8 @@ PlatformSpec parse_platform_doc(const std::string& text) {
       spec.timing.emplace_back(it.key(), v);
     }
   }
+
+  if (doc.contains("wires")) parse_wires(doc["wires"], spec);
 
   if (doc.contains("outputs")) {
     const json& o = object_at(doc, "outputs", "$");

@@ -6,6 +6,7 @@
 
 #include <cstdint>
 #include <map>
+#include <memory>
 #include <optional>
 #include <stdexcept>
 #include <string>
@@ -30,10 +31,21 @@ struct EndpointSpec {
   std::string kind;  // "test"
 };
 
+class FamilyConfig;
+
+// A wire between two ends: "ep<i>" (endpoint i's network port), "loopback" or "python".
+struct WireSpec {
+  std::string a, b;
+};
+
 struct PlatformSpec {
   uint64_t seed = 1;
   host::HostSpec host;
   std::vector<std::optional<EndpointSpec>> slots;  // one per downstream port; nullopt = empty
+  // A device family's topology and options, replacing `slots` (see family.h); null = generic.
+  std::string family_name;
+  std::shared_ptr<const FamilyConfig> family;
+  std::vector<WireSpec> wires;
   std::vector<std::pair<std::string, uint64_t>> timing;  // overrides, in document order
   bool vcd = true;
 };

@@ -193,13 +193,7 @@ void PcieSwitch::unsupported(int ingress, Tlp& t, const char* reason) {
         .str("reason", reason);
     // The completer ID of a config UR is the target's ID; for others, the USP's own ID.
     const uint16_t completer = tlp::is_config(h.type) ? h.target_id : usp_->id();
-    Tlp* cpl;
-    if (tlp::is_config(h.type)) {
-      cpl = pcie::make_config_completion(ctx_.pool, h, completer, tlp::CplStatus::UR, 0);
-    } else {
-      cpl = pcie::make_completion(ctx_.pool, h, completer, tlp::CplStatus::UR, nullptr, 0,
-                                  uint16_t(pcie::request_byte_count(h)), uint8_t(pcie::request_first_byte(h) & 0x7f));
-    }
+    Tlp* cpl = pcie::make_error_completion(ctx_.pool, h, completer, tlp::CplStatus::UR);
     t.release();
     port(ingress).send(*cpl, traversal());
     return;

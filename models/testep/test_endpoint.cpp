@@ -64,11 +64,8 @@ void TestEndpoint::serve(const tlp::Header& h, std::vector<uint8_t> payload) {
   auto ur = [&](const char* reason) {
     ctx_.event(name(), "unsupported_request").str("type", tlp::type_name(h.type)).str("reason", reason);
     if (tlp::is_non_posted(h.type)) {
-      port.send(tlp::is_config(h.type)
-                    ? *pcie::make_config_completion(ctx_.pool, h, h.target_id, tlp::CplStatus::UR, 0)
-                    : *pcie::make_completion(ctx_.pool, h, fn_.id(), tlp::CplStatus::UR, nullptr, 0,
-                                             uint16_t(pcie::request_byte_count(h)),
-                                             uint8_t(pcie::request_first_byte(h) & 0x7f)));
+      port.send(*pcie::make_error_completion(ctx_.pool, h, tlp::is_config(h.type) ? h.target_id : fn_.id(),
+                                             tlp::CplStatus::UR));
     }
   };
   // A single-function device: a Type 0 request for another function number finds nothing.

@@ -140,6 +140,15 @@ class Host:
     def write(self, address, data):
         self._p.host_write(address, bytes(data))
 
+    def wait_write(self, address, size):
+        """Future done (with the time) when a device's DMA write next touches [address,
+        address + size): what a CPU spinning on that location sees, the moment it lands."""
+        from dpusim.runtime import Future
+
+        fut = Future(self._sim, f"host write {address:#x}+{size}")
+        self._sim._memory_watches[self._p.host_watch(address, size)] = fut
+        return fut
+
     # ---- MSI receiver --------------------------------------------------------------------
     def msi_mark(self):
         """A position in the MSI history: wait_msi(since=mark) sees only MSIs after it."""

@@ -74,8 +74,8 @@ def platform_doc(platform, seed):
 
 def run(scenario, platform=None, seed=None, out=None, fork=True):
     """Runs `scenario` (an ``async def f(sim)``) on a platform built from `platform` (a dict;
-    `seed` overrides its seed). Outputs go to directory `out` (created; events.jsonl, waves.vcd)
-    or stay in memory. Returns a RunResult."""
+    `seed` overrides its seed). Outputs go to directory `out` (created; events.jsonl, waves.vcd,
+    one pcap per wire) or stay in memory. Returns a RunResult."""
     doc = platform_doc(platform, seed)
     if not fork:
         return _run_here(scenario, doc, out)
@@ -130,12 +130,13 @@ def _run_here(scenario, doc, out):
     except ValueError as e:
         res.doc_error = str(e)
         return res
-    log_path = vcd_base = ""
+    log_path = vcd_base = pcap_dir = ""
     if out:
         os.makedirs(out, exist_ok=True)
         log_path = os.path.join(out, "events.jsonl")
         vcd_base = os.path.join(out, "waves")
-    platform = _dpusim.platform.Platform(text, log_path, vcd_base)
+        pcap_dir = out
+    platform = _dpusim.platform.Platform(text, log_path, vcd_base, pcap_dir)
     sim = Sim(platform, doc)
     try:
         res.result = sim.run(scenario(sim))
@@ -143,9 +144,10 @@ def _run_here(scenario, doc, out):
         res.failure = str(e)
     except BaseException:
         res.error = traceback.format_exc()
+    # The end of the run (a device family's shutdown, the frame ledger) may fail it too.
+    platform.finish()
     if platform.failed() and not res.failure:
         res.failure = platform.failure()
-    platform.finish()
     if log_path:
         with open(log_path, "rb") as f:
             res.log = f.read()

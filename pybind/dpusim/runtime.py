@@ -176,6 +176,10 @@ class Sim:
         self._tasks = []
         self.host = Host(self)
         self.faults = Faults(self)
+        from dpusim.net import Net
+
+        self.net = Net(self)
+        self._memory_watches = {}
 
     # ---- time and tasks -------------------------------------------------------------------
     @property
@@ -322,6 +326,12 @@ class Sim:
                 fut.set_result(json.loads(note.text))
         elif kind == "msi":
             self.host._msi(note)
+        elif kind == "memory_write":
+            fut = self._memory_watches.pop(note.token, None)
+            if fut is not None:
+                fut.set_result(note.time_ps)
+        elif kind == "frame":
+            self.net._arrived(note)
         elif kind == "violation":
             if self._violation is None:
                 self._violation = note.text

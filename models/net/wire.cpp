@@ -1,0 +1,69 @@
+#include "wire.h"
+
+#include <algorithm>
+#include <cstdio>
+
+namespace dpusim::net {
+
+using namespace sc_core;
+
+std::string frame_digest(const std::vector<uint8_t>& bytes) {
+  uint64_t h = 0xcbf29ce484222325ull;
+  for (uint8_t b : bytes) h = (h ^ b) * 0x100000001b3ull;
+  char buf[20];
+  std::snprintf(buf, sizeof buf, "%016llx", static_cast<unsigned long long>(h));
+  return buf;
+}
+
+uint64_t frame_wire_ps(size_t len, uint64_t mbps) {
+  const uint64_t bytes = std::max(len, kEthMinFrameBytes) + kEthFcsBytes + kEthPreambleAndGapBytes;
+  // bits / (mbps × 10^6 /s) = bits × 10^6 / mbps ps.
+  return (bytes * 8 * 1000000 + mbps - 1) / mbps;
+}
+
+Wire::Wire(sc_module_name name, pcie::SimContext& ctx, unsigned index, NetEnd& a, NetEnd& b,
+           const std::string& pcap_path)
+    : sc_module(name), ctx_(ctx), index_(index), a_(a), b_(b), later_("later") {
+  if (!pcap_path.empty()) pcap_ = std::make_unique<PcapWriter>(pcap_path);
+  a_.wire = this;
+  b_.wire = this;
+  busy_until_[0] = busy_until_[1] = SC_ZERO_TIME;
+}
+
+uint64_t Wire::line_rate_mbps(const NetEnd& from) const {
+  const NetEnd& to = &from == &a_ ? b_ : a_;
+  if (from.line_rate_mbps()) return from.line_rate_mbps();
+  if (to.line_rate_mbps()) return to.line_rate_mbps();
+  return 100000;
+}
+
+uint64_t Wire::send(NetEnd& from, std::vector<uint8_t> bytes) {
+  const unsigned dir = &from == &a_ ? 0 : 1;
+  NetEnd& to = other(from);
+  const sc_time now = sc_time_stamp();
+  const sc_time start = std::max(now, busy_until_[dir]);
+  const sc_time end = start + sc_time::from_value(frame_wire_ps(bytes.size(), line_rate_mbps(from)));
+  busy_until_[dir] = end;
+  const sc_time arrive = end + ctx_.ps(pcie::TimingId::net_wire_propagation_ps);
+  Frame f{std::move(bytes), ctx_.pool.next_serial()};
+  ctx_.event(name(), "frame")
+      .str("from", from.end_name())
+      .str("to", to.end_name())
+      .u64("frame", f.id)
+      .u64("len", f.bytes.size())
+      .str("digest", frame_digest(f.bytes))
+      .u64("tx_ps", start.value())
+      .u64("rx_ps", arrive.value());
+  if (pcap_) pcap_->write(start.value(), f.bytes);
+  ctx_.checker.frame_sent();
+  ++in_flight_;
+  ++trace_frames;
+  const uint64_t id = f.id;
+  later_.at(arrive - now, [this, &to, f = std::move(f)]() mutable {
+    --in_flight_;
+    to.frame_arrived(std::move(f));
+  });
+  return id;
+}
+
+}  // namespace dpusim::net

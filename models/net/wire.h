@@ -1,0 +1,57 @@
+// A full-duplex Ethernet wire between two ends. Each direction serialises frames in order: a
+// frame occupies it for (max(len, 60) + FCS 4 + preamble/gap 20) × 8 bits / line rate, from
+// max(now, end of the previous frame), and arrives after the propagation delay
+// (net.wire.propagation_ps). The line rate is the sending end's, or the other end's when the
+// sender is a peer with no rate of its own (default 100 Gb/s when neither has one).
+//
+// Every frame entering the wire is logged ("frame"), written to the wire's pcap if it has one,
+// and counted sent in the platform's frame ledger; until it arrives it is in flight.
+#pragma once
+
+#include <systemc>
+
+#include <memory>
+#include <string>
+
+#include "net_end.h"
+#include "pcap_writer.h"
+#include "sim_context.h"
+#include "timed_queue.h"
+
+namespace dpusim::net {
+
+class Wire : public sc_core::sc_module {
+ public:
+  // `pcap_path` empty = no capture.
+  Wire(sc_core::sc_module_name name, pcie::SimContext& ctx, unsigned index, NetEnd& a, NetEnd& b,
+       const std::string& pcap_path);
+
+  unsigned index() const { return index_; }
+  NetEnd& a() { return a_; }
+  NetEnd& b() { return b_; }
+  NetEnd& other(const NetEnd& end) { return &end == &a_ ? b_ : a_; }
+
+  // `from` puts `bytes` on the wire toward the other end. Returns the frame's id.
+  uint64_t send(NetEnd& from, std::vector<uint8_t> bytes);
+  uint64_t in_flight() const { return in_flight_; }
+  // Flushes and closes the capture (the end of the run).
+  void close_capture() { pcap_.reset(); }
+  uint64_t line_rate_mbps(const NetEnd& from) const;
+
+  uint32_t trace_frames = 0;  // frames that entered the wire (VCD)
+
+ private:
+  pcie::SimContext& ctx_;
+  unsigned index_;
+  NetEnd& a_;
+  NetEnd& b_;
+  pcie::TimedQueue later_;
+  std::unique_ptr<PcapWriter> pcap_;
+  sc_core::sc_time busy_until_[2];
+  uint64_t in_flight_ = 0;
+};
+
+// The serialisation time of a frame of `len` bytes at `mbps`, in ps (rounded up).
+uint64_t frame_wire_ps(size_t len, uint64_t mbps);
+
+}  // namespace dpusim::net

@@ -1,0 +1,77 @@
+// Device families: how a platform document names a kind of device side (the app-emulated
+// switch with its endpoints, its options) and how the platform builds it. The generic
+// topology of test endpoints behind the generic switch needs no family; a family replaces
+// that switch and those endpoints with its own, below the same host and host link.
+//
+// A family is registered once in families.cpp. The document selects it with
+//   "topology": {"family": NAME, "options": {...}}
+// and the family parses its options (refusing bad ones with the JSON path and its own
+// message), says how many endpoints and network ports it has, and builds a FamilyInstance.
+#pragma once
+
+#include <systemc>
+
+#include <nlohmann/json_fwd.hpp>
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "function.h"
+#include "link.h"
+#include "net_end.h"
+#include "sim_context.h"
+
+namespace dpusim::platform {
+
+struct PlatformSpec;
+
+// What a family builds with: the context and the platform spec (host parameters).
+struct FamilyBuild {
+  pcie::SimContext& ctx;
+  const PlatformSpec& spec;
+};
+
+// The device side of a running platform.
+class FamilyInstance {
+ public:
+  virtual ~FamilyInstance() = default;
+  // The port the host link's lower end binds to (the switch's upstream port).
+  virtual pcie::Port& upstream_port() = 0;
+  // The function at a component path ("switch.usp", "switch.dsp1", "ep0"), or null.
+  virtual pcie::Function* function(const std::string& path) = 0;
+  // The network port of endpoint `ep`, or null when it has none.
+  virtual net::NetEnd* network_port(unsigned ep) = 0;
+  virtual void trace(sc_core::sc_trace_file* vcd) = 0;
+  // The end of the run, before the log closes: the modelled application's own shutdown.
+  // `run_until(done)` advances simulated time until done() holds or nothing is left to run.
+  virtual void shutdown(const std::function<void(const std::function<bool()>&)>& run_until) = 0;
+  // Frames the device side still holds (queues, DMA in progress), for the frame ledger.
+  virtual uint64_t frames_in_flight() const = 0;
+};
+
+// A family's parsed options.
+class FamilyConfig {
+ public:
+  virtual ~FamilyConfig() = default;
+  virtual unsigned endpoints() const = 0;
+  virtual bool has_network_port(unsigned ep) const = 0;
+  virtual std::unique_ptr<FamilyInstance> build(const FamilyBuild& b) const = 0;
+  // One line for the platform_start event ("vnet num-ep=4 hotplug-mode=0 ...").
+  virtual std::string describe() const = 0;
+};
+
+struct DeviceFamily {
+  const char* name;
+  const char* summary;
+  // Parses the options object at JSON path `path`; throws DocError.
+  std::shared_ptr<const FamilyConfig> (*parse)(const nlohmann::json& options, const std::string& path);
+};
+
+// The registered families (families.cpp), in name order.
+const std::vector<DeviceFamily>& device_families();
+const DeviceFamily* find_family(const std::string& name);
+
+}  // namespace dpusim::platform

@@ -1,0 +1,28 @@
+#include "app_log.h"
+
+#include <cstdio>
+
+namespace dpusim::vnet {
+
+void AppLog::line(std::string_view thread, const char* level, const char* fmt, va_list ap) {
+  char buf[512];
+  std::vsnprintf(buf, sizeof buf, fmt, ap);
+  ctx_.event(thread, "log").str("level", level).str("msg", buf);
+}
+
+#define DPUSIM_APP_LOG_LEVEL(fn, name)                    \
+  void AppLog::fn(std::string_view thread, const char* fmt, ...) { \
+    va_list ap;                                           \
+    va_start(ap, fmt);                                    \
+    line(thread, name, fmt, ap);                          \
+    va_end(ap);                                           \
+  }
+DPUSIM_APP_LOG_LEVEL(error, "error")
+DPUSIM_APP_LOG_LEVEL(warn, "warning")
+DPUSIM_APP_LOG_LEVEL(info, "info")
+DPUSIM_APP_LOG_LEVEL(debug, "debug")
+#undef DPUSIM_APP_LOG_LEVEL
+
+std::string object_id(const char* kind, unsigned ep) { return std::string(kind) + "@ep" + std::to_string(ep); }
+
+}  // namespace dpusim::vnet

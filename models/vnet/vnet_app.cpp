@@ -1,0 +1,182 @@
+#include "vnet_app.h"
+
+#include "bridge_image.h"
+#include "completer.h"
+#include "link.h"
+#include "pci_regs.h"
+#include "vnet_layout.h"
+
+namespace dpusim::vnet {
+
+using namespace sc_core;
+using namespace dpusim::pci;
+using pcie::Tlp;
+
+VnetApp::VnetApp(sc_module_name name, pcie::SimContext& ctx, const VnetOptions& options)
+    : sc_module(name),
+      up("up"),
+      ctx_(ctx),
+      opt_(options),
+      log_(ctx),
+      later_("later"),
+      pe1_(later_),
+      wq_(ctx, log_, later_),
+      dummy_path_(std::string(this->name()) + ".dummy") {
+  const unsigned n = unsigned(opt_.num_ep);
+  const std::string base = this->name();
+  log_.info(kMainThread, "Starting DOCA VirtIO Net PCI Device application");
+  log_.info(kMainThread, "Configuration:");
+  log_.info(kMainThread, "  Max Queue Pairs: %u (Total VQs: %u)", unsigned(opt_.max_queue_pairs),
+            VNET_TOTAL_VQS(unsigned(opt_.max_queue_pairs)));
+
+  usp_ = std::make_unique<sw::Bridge>(base + ".usp", ctx);
+  init_usp_image(*usp_, log_);
+  usp_->cfg.on_write(PCI_PRIMARY_BUS, 4, [this](uint16_t, uint32_t before, uint32_t after, uint8_t) {
+    on_bus_config(-1, before, after);
+  });
+  up.set_receiver([this](Tlp& t) { receive_up(t); });
+  for (unsigned i = 0; i < n; ++i) {
+    down.push_back(std::make_unique<pcie::Port>(("down" + std::to_string(i)).c_str()));
+    down.back()->set_receiver([this, i](Tlp& t) { receive_down(i, t); });
+    auto dsp = std::make_unique<sw::Bridge>(base + ".dsp" + std::to_string(i), ctx);
+    init_dsp_image(*dsp, i, log_,
+                   SlotEvents{[this, i](bool on) { slot_power(i, on); }, [this, i] { slot_command_completed(i); }});
+    dsp->cfg.on_write(PCI_PRIMARY_BUS, 4, [this, i](uint16_t, uint32_t before, uint32_t after, uint8_t) {
+      on_bus_config(int(i), before, after);
+    });
+    dsps_.push_back(std::move(dsp));
+    devices_.push_back(std::make_unique<VirtioPciDevice>(i, opt_, ctx, log_));
+    controllers_.emplace_back();
+    controllers_.back().index = i;
+  }
+  links_.assign(n, nullptr);
+  recorded_bdf_.assign(2 * n + 2, 0);
+  ep_pf_bus_.assign(n, -1);
+  trace_status_.assign(n, 0);
+  for (unsigned i = 0; i < n; ++i) trace_status_[i] = devices_[i]->status();
+
+  wq_.execute = [this](const WorkItem& it, pcie::Activity& w) { execute(it, w); };
+  wq_.generation_of = [this](int dev) { return devices_[unsigned(dev)]->reset_generation; };
+  wq_.progress_pes = [this](pcie::Activity& w) { progress_pes(w); };
+  wq_.after_item = [this](const WorkItem& it, bool skipped) { check_reset_hold_liveness(it, skipped); };
+
+  log_.info(kMainThread, "Initialized topology: %u bridges (1 USP + %u DSP), %u endpoints", n + 1, n, n);
+  log_.info(kMainThread, "  - %u Single-PF devices (function 0 each)", n);
+  log_.info(kMainThread, "Bus numbers will be configured by Host during PCI enumeration");
+  log_.info(kMainThread, "Host will write bus numbers via Type 1 config write to bridges");
+  if (!opt_.static_mode()) {
+    // Hotplug mode starts the channel with ACG: firmware grants the credits MSIs are sent with.
+    acg_capacity_ = acg_credits_ = kAcgCredits;
+    log_.info(kMainThread, "ACG enabled for MSI interrupts");
+    log_.info(kMainThread, "ACG queue initialized: capacity=%u", acg_capacity_);
+  }
+}
+
+void VnetApp::attach(unsigned i, VnetEndpoint* engine, pcie::Link* link) {
+  controllers_[i].engine = engine;
+  links_[i] = link;
+  link->set_up(false);
+  engine->on_device_error = [this, i](const std::string& reason) { device_needs_reset(i, reason); };
+}
+
+void VnetApp::create_static_devices() {
+  for (unsigned i = 0; i < num_ep(); ++i) {
+    set_device_present(i, true);
+    dsp_static_power_on(*dsps_[i], i, log_);
+    links_[i]->set_up(true);
+  }
+}
+
+// ---- routing ------------------------------------------------------------------------------
+
+int VnetApp::firmware_target(const tlp::Header& h) const {
+  if (h.type != tlp::Type::MRd && h.type != tlp::Type::MWr) return -1;
+  for (unsigned i = 0; i < num_ep(); ++i) {
+    if (!controllers_[i].device_present) continue;
+    const uint64_t bar = devices_[i]->images.virtio_bar0();
+    if (bar != 0 && h.address >= bar + VNET_BAR0_MSIX_TABLE && h.address < bar + VNET_BAR0_DOORBELL + VNET_BAR0_DOORBELL_LEN)
+      return int(i);
+  }
+  return -1;
+}
+
+void VnetApp::receive_up(Tlp& t) {
+  const tlp::Header& h = pcie::hdr(t);
+  if (tlp::is_completion(h.type)) {
+    // The completion of an endpoint's DMA read: to the endpoint on the requester's bus.
+    const uint8_t bus = uint8_t(h.requester_id >> 8);
+    for (unsigned i = 0; i < num_ep(); ++i) {
+      if (dsps_[i]->secondary() == bus && bus != 0 && links_[i]->up()) {
+        down[i]->send(t, traversal());
+        return;
+      }
+    }
+    ctx_.event(dummy_path_, "unexpected_completion").u64("tlp", pcie::ext(t).serial)
+        .str("requester", tlp::bdf_str(h.requester_id)).u64("tag", h.tag).str("reason", "no endpoint on that bus");
+    t.release();
+    return;
+  }
+  const int fw = firmware_target(h);
+  if (fw >= 0) {
+    down[unsigned(fw)]->send(t, traversal());
+    return;
+  }
+  pe1_enqueue(t);
+}
+
+void VnetApp::receive_down(unsigned i, Tlp& t) {
+  // DMA, MSI-X messages and firmware's completions go up the DPU's link as they are.
+  (void)i;
+  up.send(t, traversal());
+}
+
+// ---- PE1 ----------------------------------------------------------------------------------
+
+void VnetApp::pe1_enqueue(Tlp& t) {
+  const tlp::Type type = pcie::hdr(t).type;
+  pcie::TimingId cost_id = pcie::TimingId::vnet_pe1_config_ps;
+  if (type == tlp::Type::MRd) cost_id = pcie::TimingId::vnet_pe1_mmio_read_ps;
+  if (type == tlp::Type::MWr) cost_id = pcie::TimingId::vnet_pe1_mmio_write_ps;
+  pe1_fifo_.push_back(Pe1Entry{&t, ctx_.now_ps()});
+  trace_pe1_queue_ = uint32_t(pe1_fifo_.size());
+  pe1_.then(cost(cost_id), [this] { pe1_serve(); });
+}
+
+void VnetApp::pe1_serve() {
+  const Pe1Entry e = pe1_fifo_.front();
+  pe1_fifo_.pop_front();
+  trace_pe1_queue_ = uint32_t(pe1_fifo_.size());
+  Tlp& t = *e.tlp;
+  const tlp::Header h = pcie::hdr(t);
+  const uint64_t serial = pcie::ext(t).serial;
+  if (tlp::is_config(h.type)) {
+    service_config(t);
+  } else if (h.type == tlp::Type::MRd || h.type == tlp::Type::MWr) {
+    service_memory(t);
+  } else {
+    // I/O, messages, atomics: INVALID, routed to the dummy.
+    t.release();
+    dummy_ur(h, recorded_bdf_.back());
+  }
+  // The bound covers queueing and any wait the handler had (a reset barrier).
+  pe1_.then([this, e, h, serial] {
+    const uint64_t took = ctx_.now_ps() - e.arrival_ps, bound = ctx_.timing.get(pcie::TimingId::vnet_pe1_bound_ps);
+    if (took > bound)
+      ctx_.checker.violation(ctx_.now_ps(), kMainThread, "pe1_service_bound",
+                             std::string(tlp::type_name(h.type)) + " #" + std::to_string(serial) + " took " +
+                                 std::to_string(took) + " ps from arrival to completion, over the bound of " +
+                                 std::to_string(bound) + " ps");
+  });
+}
+
+void VnetApp::trace(sc_trace_file* vcd) {
+  const std::string base = name();
+  sc_trace(vcd, trace_pe1_queue_, base + ".pe1_queue", 32);
+  sc_trace(vcd, wq_.trace_pending, base + ".workqueue_pending", 32);
+  sc_trace(vcd, wq_.trace_busy, base + ".worker_busy");
+  sc_trace(vcd, trace_mq_running_, base + ".mq_running", 32);
+  for (unsigned i = 0; i < num_ep(); ++i)
+    sc_trace(vcd, trace_status_[i], "ep" + std::to_string(i) + ".device_status", 8);
+}
+
+}  // namespace dpusim::vnet

@@ -1,0 +1,213 @@
+#include "vnet_endpoint.h"
+
+#include "completer.h"
+#include "virtio_spec.h"
+#include "vnet_layout.h"
+#include "wire.h"
+
+namespace dpusim::vnet {
+
+using namespace sc_core;
+using pcie::Tlp;
+
+const char* vq_state_name(VqState s) {
+  static const char* const names[] = {"UNCREATED", "CREATED", "CONFIGURED", "STARTED",
+                                      "ENABLED",   "DISABLED", "STOPPED",    "DESTROYED"};
+  return names[static_cast<int>(s)];
+}
+
+VnetEndpoint::VnetEndpoint(sc_module_name name, pcie::SimContext& ctx, unsigned index, unsigned num_vqs,
+                           pcie::Function& fn, uint16_t msix_cap, std::function<uint64_t()> speed_mbps)
+    : sc_module(name),
+      port("port"),
+      ctx_(ctx),
+      index_(index),
+      fn_(fn),
+      requester_("requester", ctx, [this](Tlp& t) { return port.send(t); }, [this] { return fn_.id(); }),
+      later_("later"),
+      speed_mbps_(std::move(speed_mbps)) {
+  msix_ = std::make_unique<pcie::Msix>(fn.cfg, msix_cap, VNET_PCI_DEV_NUM_MSIX,
+                                       [this](uint64_t addr, uint32_t data, unsigned) {
+                                         const uint8_t b[4] = {uint8_t(data), uint8_t(data >> 8), uint8_t(data >> 16),
+                                                               uint8_t(data >> 24)};
+                                         requester_.write(addr, b, 4);
+                                       });
+  msix_->bus_master_enabled = [this] { return fn_.bus_master(); };
+  requester_.max_payload_size = [this] { return fn_.max_payload_size(); };
+  requester_.max_read_request_size = [this] { return fn_.max_read_request_size(); };
+  requester_.tag_count = [this] { return fn_.extended_tags() ? 256u : 32u; };
+  for (unsigned q = 0; q < num_vqs; ++q) vqs_.push_back(std::make_unique<Vq>(requester_, q));
+  port.set_receiver([this](Tlp& t) { receive(t); });
+}
+
+void VnetEndpoint::trace(sc_trace_file* vcd) {
+  for (auto& vq : vqs_) sc_trace(vcd, vq->trace_state, std::string(name()) + ".vq" + std::to_string(vq->index) + ".state", 8);
+  sc_trace(vcd, trace_rx_fifo_, std::string(name()) + ".rx_fifo", 32);
+  sc_trace(vcd, requester_.trace_outstanding, std::string(name()) + ".outstanding_np", 32);
+}
+
+// ---- BAR0 regions served by firmware ----------------------------------------------------
+
+void VnetEndpoint::receive(Tlp& t) {
+  if (tlp::is_completion(pcie::hdr(t).type)) {
+    requester_.on_completion(t);
+    return;
+  }
+  tlp::Header h = pcie::hdr(t);
+  std::vector<uint8_t> payload(pcie::data(t), pcie::data(t) + pcie::data_len(t));
+  t.release();
+  later_.at(ctx_.ps(pcie::TimingId::vnet_fw_mmio_ps), [this, h, payload = std::move(payload)]() mutable {
+    serve(h, std::move(payload));
+  });
+}
+
+void VnetEndpoint::serve(const tlp::Header& h, std::vector<uint8_t> payload) {
+  const uint64_t first = pcie::request_first_byte(h);
+  const uint32_t count = pcie::request_byte_count(h);
+  const uint64_t off = first - fn_.bar_address(0);
+  if (h.type == tlp::Type::MRd) {
+    std::vector<uint8_t> bytes(count, 0);
+    bool ok = true;
+    if (off >= VNET_BAR0_MSIX_TABLE && off < VNET_BAR0_MSIX_PBA) {
+      ok = msix_->table_read(uint32_t(off - VNET_BAR0_MSIX_TABLE), count, bytes.data());
+    } else if (off >= VNET_BAR0_MSIX_PBA && off < VNET_BAR0_DOORBELL) {
+      ok = msix_->pba_read(uint32_t(off - VNET_BAR0_MSIX_PBA), count, bytes.data());
+    }
+    if (!ok) ctx_.event(name(), "msix_bad_access").hex("offset", off).u64("len", count);
+    pcie::complete_memory_read(ctx_.pool, h, fn_.id(), bytes.data(), fn_.max_payload_size(),
+                               fn_.read_completion_boundary(), [this](Tlp* c) { port.send(*c); });
+    return;
+  }
+  if (h.type != tlp::Type::MWr) {
+    if (tlp::is_non_posted(h.type)) port.send(*pcie::make_error_completion(ctx_.pool, h, fn_.id(), tlp::CplStatus::UR));
+    return;
+  }
+  const uint8_t* in = payload.data() + (first & 3);
+  if (off >= VNET_BAR0_MSIX_TABLE && off < VNET_BAR0_MSIX_PBA) {
+    if (!msix_->table_write(uint32_t(off - VNET_BAR0_MSIX_TABLE), count, in))
+      ctx_.event(name(), "msix_bad_access").hex("offset", off).u64("len", count);
+  } else if (off >= VNET_BAR0_DOORBELL && off < VNET_BAR0_DOORBELL + VNET_BAR0_DOORBELL_LEN) {
+    // The doorbell's address names the queue (queue_notify_off × 8); the driver writes its index.
+    kick(unsigned(off - VNET_BAR0_DOORBELL) >> VNET_PCI_DEV_DB_STRIDE_LOG);
+  } else {
+    ctx_.event(name(), "write_ignored").hex("offset", off).u64("len", count);
+  }
+}
+
+void VnetEndpoint::kick(unsigned q) {
+  ++counters_.kicks;
+  if (q >= vqs_.size() || !running(*vqs_[q])) {
+    ++counters_.kicks_ignored;
+    ctx_.event(name(), "doorbell").u64("vq", q).boolean("ignored", true)
+        .str("state", q < vqs_.size() ? vq_state_name(vqs_[q]->state) : "absent");
+    return;
+  }
+  ctx_.event(name(), "doorbell").u64("vq", q).boolean("ignored", false);
+  service(*vqs_[q]);
+}
+
+const char* VnetEndpoint::raise_msix(uint16_t vector) {
+  if (vector == virtio::VIRTIO_MSI_NO_VECTOR) return "no_vector";
+  return msix_->raise(vector);
+}
+
+// ---- the offload engine and its VQs -----------------------------------------------------
+
+void VnetEndpoint::set_state(Vq& vq, VqState s) {
+  if (vq.state == s) return;
+  vq.state = s;
+  vq.trace_state = static_cast<uint8_t>(s);
+  ctx_.event(name(), "vq_state").u64("ep", index_).u64("vq", vq.index).str("state", vq_state_name(s));
+}
+
+bool VnetEndpoint::running(const Vq& vq) const {
+  return started_ && enabled_ && !error_ && vq.state == VqState::ENABLED;
+}
+
+void VnetEndpoint::engine_start() {
+  started_ = true;
+  error_ = false;
+  ctx_.event(name(), "engine").str("op", "start");
+}
+
+void VnetEndpoint::engine_enable() {
+  enabled_ = true;
+  ctx_.event(name(), "engine").str("op", "enable");
+  for (auto& vq : vqs_)
+    if (vq->state == VqState::STARTED) set_state(*vq, VqState::ENABLED);
+  for (auto& vq : vqs_)
+    if (running(*vq)) service(*vq);
+}
+
+void VnetEndpoint::engine_disable() {
+  enabled_ = false;
+  ctx_.event(name(), "engine").str("op", "disable");
+  for (auto& vq : vqs_)
+    if (vq->state == VqState::ENABLED) set_state(*vq, VqState::DISABLED);
+}
+
+void VnetEndpoint::engine_stop() {
+  started_ = enabled_ = error_ = false;
+  ctx_.event(name(), "engine").str("op", "stop");
+}
+
+void VnetEndpoint::vq_create(unsigned q) {
+  Vq& vq = *vqs_[q];
+  vq.last_avail = vq.avail_idx = vq.used_idx = 0;
+  vq.busy = vq.again = false;
+  set_state(vq, VqState::CREATED);
+}
+
+void VnetEndpoint::vq_set_conf(unsigned q, const VqConf& conf) {
+  vqs_[q]->ring.set_conf(conf);
+  set_state(*vqs_[q], VqState::CONFIGURED);
+}
+
+void VnetEndpoint::vq_start(unsigned q) { set_state(*vqs_[q], VqState::STARTED); }
+
+void VnetEndpoint::vq_stop(unsigned q) {
+  Vq& vq = *vqs_[q];
+  for (size_t i = 0; i < vq.fifo.size(); ++i) ctx_.checker.frame_dropped("rx_queue_stopped");
+  vq.fifo.clear();
+  trace_rx_fifo_ = uint32_t(frames_in_flight() - rx_in_dma_);
+  set_state(vq, VqState::STOPPED);
+}
+
+void VnetEndpoint::vq_destroy(unsigned q) {
+  if (is_cvq(q)) cvq_unbind();
+  set_state(*vqs_[q], VqState::DESTROYED);
+}
+
+void VnetEndpoint::vq_group_enable(unsigned first, unsigned last) {
+  for (unsigned q = first; q <= last && q < vqs_.size(); ++q) {
+    Vq& vq = *vqs_[q];
+    if (vq.state == VqState::STARTED || vq.state == VqState::DISABLED) set_state(vq, VqState::ENABLED);
+  }
+  for (unsigned q = first; q <= last && q < vqs_.size(); ++q)
+    if (running(*vqs_[q])) service(*vqs_[q]);
+}
+
+void VnetEndpoint::vq_group_disable(unsigned first, unsigned last) {
+  for (unsigned q = first; q <= last && q < vqs_.size(); ++q)
+    if (vqs_[q]->state == VqState::ENABLED) set_state(*vqs_[q], VqState::DISABLED);
+}
+
+void VnetEndpoint::cvq_bind(unsigned q, std::function<void(CtrlReq)> deliver) {
+  cvq_ = true;
+  cvq_index_ = q;
+  deliver_ctrl_ = std::move(deliver);
+}
+
+void VnetEndpoint::cvq_unbind() {
+  cvq_ = false;
+  deliver_ctrl_ = nullptr;
+  pending_ctrl_.clear();
+}
+
+uint64_t VnetEndpoint::frames_in_flight() const {
+  uint64_t n = rx_in_dma_;
+  for (const auto& vq : vqs_) n += vq->fifo.size();
+  return n;
+}
+
+}  // namespace dpusim::vnet

@@ -1,0 +1,80 @@
+#include "vnet_family.h"
+
+#include "ep_image.h"
+#include "virtio_spec.h"
+
+namespace dpusim::vnet {
+
+std::unique_ptr<platform::FamilyInstance> VnetConfig::build(const platform::FamilyBuild& b) const {
+  return std::make_unique<VnetInstance>(b.ctx, options);
+}
+
+VnetInstance::VnetInstance(pcie::SimContext& ctx, const VnetOptions& options) {
+  // SystemC modules live until the process exits (the kernel keeps pointers to them).
+  app_ = new VnetApp("switch", ctx, options);
+  for (unsigned i = 0; i < unsigned(options.num_ep); ++i) {
+    const std::string n = std::to_string(i);
+    auto* link = new pcie::Link(("link_dsp" + n).c_str(), ctx, pcie::TimingId::link_dsp_gen,
+                                pcie::TimingId::link_dsp_width, [this, i] { return int(app_->dsp(i).secondary()); });
+    VirtioPciDevice& dev = app_->device(i);
+    auto* ep = new VnetEndpoint(("ep" + n).c_str(), ctx, i, dev.num_queues(), dev.images.virtio(), VNET_EP_MSIX_CAP,
+                                [&dev] { return uint64_t(virtio::le32(dev.net_config() + virtio::VIRTIO_NET_CFG_SPEED)); });
+    const int id = int(ctx.checker.register_requester("ep" + n));
+    ep->requester().checker_id = id;
+    link->connect(*app_->down[i], ep->port, -1, id);
+    app_->attach(i, ep, link);
+    links_.push_back(link);
+    eps_.push_back(ep);
+  }
+  if (options.static_mode()) app_->create_static_devices();
+}
+
+pcie::Function* VnetInstance::function(const std::string& path) {
+  auto index = [&](size_t prefix) -> int {
+    const std::string rest = path.substr(prefix);
+    if (rest.empty() || rest.find_first_not_of("0123456789") != std::string::npos || rest.size() > 3) return -1;
+    const unsigned i = unsigned(std::stoul(rest));
+    return i < eps_.size() ? int(i) : -1;
+  };
+  if (path == "switch.usp") return &app_->usp();
+  if (path.rfind("switch.dsp", 0) == 0) {
+    const int i = index(10);
+    return i < 0 ? nullptr : &app_->dsp(unsigned(i));
+  }
+  if (path.rfind("ep", 0) == 0) {
+    const int i = index(2);
+    return i < 0 ? nullptr : &app_->device(unsigned(i)).images.virtio();
+  }
+  return nullptr;
+}
+
+void VnetInstance::trace(sc_core::sc_trace_file* vcd) {
+  for (pcie::Link* l : links_) {
+    const std::string n = l->name();
+    sc_core::sc_trace(vcd, l->trace_up, n + ".up");
+    sc_core::sc_trace(vcd, l->trace_tlps_down, n + ".tlps_down", 32);
+    sc_core::sc_trace(vcd, l->trace_tlps_up, n + ".tlps_up", 32);
+  }
+  app_->trace(vcd);
+  for (VnetEndpoint* ep : eps_) ep->trace(vcd);
+}
+
+void VnetInstance::shutdown(const std::function<void(const std::function<bool()>&)>& run_until) {
+  app_->shutdown(run_until);
+}
+
+uint64_t VnetInstance::frames_in_flight() const {
+  uint64_t n = 0;
+  for (const VnetEndpoint* ep : eps_) n += ep->frames_in_flight();
+  return n;
+}
+
+platform::DeviceFamily vnet_family() {
+  return platform::DeviceFamily{
+      "vnet", "the DOCA vnet_pci_dev application: its software switch and virtio-net endpoints",
+      [](const nlohmann::json& options, const std::string& path) -> std::shared_ptr<const platform::FamilyConfig> {
+        return std::make_shared<VnetConfig>(parse_vnet_options(options, path));
+      }};
+}
+
+}  // namespace dpusim::vnet

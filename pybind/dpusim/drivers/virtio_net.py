@@ -1,0 +1,376 @@
+"""A virtio-net driver doing what Linux does (drivers/virtio/virtio_pci_modern.c,
+virtio_pci_modern_dev.c, virtio_pci_common.c, drivers/virtio/virtio.c and
+drivers/net/virtio_net.c, ~v6.8), step by step, as config and MMIO traffic:
+
+  probe: capability walk -> reset (write 0, poll every 1 ms until 0) -> ACKNOWLEDGE -> DRIVER
+  -> device features (select 0, 1) -> driver features (select 0, 1) -> FEATURES_OK and its
+  read-back -> config reads (MTU, MAC, status, max pairs) -> find_vqs: MSI-X vectors (config
+  vector written and read back, then per queue: select, size, enable, addresses, vector, notify
+  offset) -> queue_enable = 1 for every queue -> DRIVER_OK -> VQ_PAIRS_SET(min(cpus, max)).
+  open (ip link set up): receive buffers posted on the active queues and kicked.
+
+The control queue has no interrupt (Linux polls it): the driver spins on the used ring, which
+here is an await of the device's DMA write into it. Endpoints are probed one after another in
+BDF order (probe_all), as Linux's serial probing does.
+"""
+import struct
+
+from dpusim.bdf import bdf_str
+from dpusim.drivers.pci_regs import PCI_CAP_ID_VNDR
+from dpusim.drivers.virtio_regs import *  # noqa: F403 - the register names are the vocabulary here
+from dpusim.drivers.virtio_ring import Virtqueue
+from dpusim.units import ms
+
+VIRTIO_VENDOR_ID, VIRTIO_NET_DEVICE_ID = 0x1AF4, 0x1041
+GOOD_PACKET_LEN = 14 + 4 + 1500  # ETH_HLEN + VLAN_HLEN + ETH_DATA_LEN
+MERGEABLE_BUF_LEN = 1536
+
+
+class VirtioNetError(RuntimeError):
+    pass
+
+
+class VirtioNet:
+    def __init__(self, sim, pci, dev):
+        self.sim = sim
+        self.pci = pci
+        self.dev = dev
+        self.h = sim.host
+        self.bdf = dev.bdf
+        self.caps = {}
+        self.vqs = []
+        self.cvq = None
+        self.features = 0
+        self.max_queue_pairs = 1
+        self.curr_queue_pairs = 1
+        self.vectors = []
+        self.mac = None
+        self.mtu = 1500
+        self.rx_posted = {}  # RX vq index -> buffers posted
+
+    def log(self, step, **fields):
+        self.sim.log_event("host.virtio_net", "virtio_net", bdf=self.bdf, step=step, **fields)
+
+    # ---- transport (virtio_pci_modern_dev.c) ----------------------------------------------
+    async def find_caps(self):
+        """virtio_pci_find_capability for each cfg_type: the first vendor cap of the type."""
+        rid = self.dev.rid
+        for cap_id, pos in self.dev.caps:
+            if cap_id != PCI_CAP_ID_VNDR:
+                continue
+            cfg_type = await self.pci.read(rid, pos + VIRTIO_PCI_CAP_CFG_TYPE, 1)
+            bar = await self.pci.read(rid, pos + VIRTIO_PCI_CAP_BAR, 1)
+            if cfg_type in self.caps or bar > 5:
+                continue
+            offset = await self.pci.read(rid, pos + VIRTIO_PCI_CAP_OFFSET)
+            length = await self.pci.read(rid, pos + VIRTIO_PCI_CAP_LENGTH)
+            base = next(b.base for b in self.dev.bars if b.index == bar)
+            self.caps[cfg_type] = (base + offset, length, pos)
+        for need in (VIRTIO_PCI_CAP_COMMON_CFG, VIRTIO_PCI_CAP_ISR_CFG, VIRTIO_PCI_CAP_NOTIFY_CFG):
+            if need not in self.caps:
+                raise VirtioNetError(f"{self.bdf}: no virtio capability of cfg_type {need}")
+        self.common = self.caps[VIRTIO_PCI_CAP_COMMON_CFG][0]
+        self.device_cfg = self.caps[VIRTIO_PCI_CAP_DEVICE_CFG][0]
+        notify_pos = self.caps[VIRTIO_PCI_CAP_NOTIFY_CFG][2]
+        self.notify_base, self.notify_len = self.caps[VIRTIO_PCI_CAP_NOTIFY_CFG][:2]
+        self.notify_mult = await self.pci.read(self.dev.rid, notify_pos + VIRTIO_PCI_NOTIFY_CAP_MULT)
+
+    async def r8(self, off):
+        return await self.h.mem_read8(self.common + off)
+
+    async def r16(self, off):
+        return await self.h.mem_read16(self.common + off)
+
+    async def r32(self, off):
+        return await self.h.mem_read32(self.common + off)
+
+    async def w8(self, off, v):
+        await self.h.mem_write8(self.common + off, v)
+
+    async def w16(self, off, v):
+        await self.h.mem_write16(self.common + off, v)
+
+    async def w32(self, off, v):
+        await self.h.mem_write32(self.common + off, v)
+
+    async def get_status(self):
+        return await self.r8(VIRTIO_PCI_COMMON_STATUS)
+
+    async def add_status(self, bit):
+        """virtio_add_status: read, OR in the bit, write."""
+        await self.w8(VIRTIO_PCI_COMMON_STATUS, (await self.get_status()) | bit)
+
+    async def reset(self, poll_ps=ms(1)):
+        """vp_reset: write 0, then msleep(1) until the status reads 0. Returns the polls."""
+        await self.w8(VIRTIO_PCI_COMMON_STATUS, 0)
+        polls = 0
+        while await self.get_status():
+            await self.sim.sleep(poll_ps)
+            polls += 1
+        self.log("reset", polls=polls)
+        return polls
+
+    async def get_features(self):
+        """vp_get_features: the 64 bits in two windows."""
+        f = 0
+        for sel in (0, 1):
+            await self.w32(VIRTIO_PCI_COMMON_DFSELECT, sel)
+            f |= (await self.r32(VIRTIO_PCI_COMMON_DF)) << (32 * sel)
+        return f
+
+    async def set_features(self, features):
+        for sel in (0, 1):
+            await self.w32(VIRTIO_PCI_COMMON_GFSELECT, sel)
+            await self.w32(VIRTIO_PCI_COMMON_GF, (features >> (32 * sel)) & 0xFFFFFFFF)
+
+    async def cread(self, off, size):
+        """virtio_cread with the config_generation retry around a multi-byte field."""
+        while True:
+            gen = await self.r8(VIRTIO_PCI_COMMON_CFGGENERATION)
+            if size == 6:  # virtio_cread_bytes: one byte at a time
+                value = bytes([await self.h.mem_read8(self.device_cfg + off + i) for i in range(6)])
+            else:
+                value = (await self.h.mem_read(self.device_cfg + off, size)).value
+            if await self.r8(VIRTIO_PCI_COMMON_CFGGENERATION) == gen:
+                return value
+
+    # ---- probe --------------------------------------------------------------------------
+    async def probe(self, cpus=None):
+        """virtio_pci_probe + virtio_dev_probe + virtnet_probe; returns self."""
+        cpus = cpus or self.pci.cpus
+        self.log("probe")
+        await self.find_caps()
+        await self.reset()
+        await self.add_status(VIRTIO_CONFIG_S_ACKNOWLEDGE)
+        await self.add_status(VIRTIO_CONFIG_S_DRIVER)
+        device = await self.get_features()
+        wanted = sum(1 << b for b in LINUX_VIRTIO_NET_FEATURES + LINUX_TRANSPORT_FEATURES)
+        self.features = device & wanted
+        if not self.features & (1 << VIRTIO_F_VERSION_1):
+            raise VirtioNetError(f"{self.bdf}: device does not offer VIRTIO_F_VERSION_1")
+        if self.has(VIRTIO_NET_F_MTU):  # virtnet_validate
+            if await self.cread(VIRTIO_NET_CFG_MTU, 2) < 68:
+                self.features &= ~(1 << VIRTIO_NET_F_MTU)
+        await self.set_features(self.features)
+        await self.add_status(VIRTIO_CONFIG_S_FEATURES_OK)
+        if not (await self.get_status()) & VIRTIO_CONFIG_S_FEATURES_OK:
+            await self.add_status(VIRTIO_CONFIG_S_FAILED)
+            raise VirtioNetError(f"{self.bdf}: device refuses features {self.features:#x}")
+        self.log("features_ok", features=f"{self.features:#x}")
+        if self.has(VIRTIO_NET_F_MQ) and self.has(VIRTIO_NET_F_CTRL_VQ):
+            pairs = await self.cread(VIRTIO_NET_CFG_MAX_VQ_PAIRS, 2)
+            self.max_queue_pairs = pairs if 1 <= pairs <= 0x8000 else 1
+        if self.has(VIRTIO_NET_F_MAC):
+            self.mac = await self.cread(VIRTIO_NET_CFG_MAC, 6)
+        if self.has(VIRTIO_NET_F_MTU):
+            self.mtu = await self.cread(VIRTIO_NET_CFG_MTU, 2)
+        self.curr_queue_pairs = min(cpus, self.max_queue_pairs)
+        await self.find_vqs()
+        self.log("driver_ok")
+        await self.add_status(VIRTIO_CONFIG_S_DRIVER_OK)
+        if self.has(VIRTIO_NET_F_STATUS):
+            self.link_up = bool(await self.cread(VIRTIO_NET_CFG_STATUS, 2) & VIRTIO_NET_S_LINK_UP)
+        if self.cvq is not None:  # virtnet_set_queues, sent even for one pair
+            if not await self.send_command(VIRTIO_NET_CTRL_MQ, VIRTIO_NET_CTRL_MQ_VQ_PAIRS_SET,
+                                           struct.pack("<H", self.curr_queue_pairs)):
+                raise VirtioNetError(f"{self.bdf}: Fail to set num of queue pairs to {self.curr_queue_pairs}")
+        self.log("probed", queue_pairs=self.curr_queue_pairs, max_queue_pairs=self.max_queue_pairs)
+        return self
+
+    def has(self, bit):
+        return bool(self.features >> bit & 1)
+
+    async def find_vqs(self):
+        """vp_find_vqs_msix with one vector per queue that has a callback (the control queue
+        has none), the config vector first; then every queue enabled."""
+        nqueues = 2 * self.max_queue_pairs
+        nvectors = 1 + nqueues
+        self.vectors = await self.pci.alloc_irq_vectors(self.dev, nvectors)
+        await self.pci.request_irq(self.dev, 0)
+        await self.w16(VIRTIO_PCI_COMMON_MSIX, 0)
+        if await self.r16(VIRTIO_PCI_COMMON_MSIX) == VIRTIO_MSI_NO_VECTOR:
+            raise VirtioNetError(f"{self.bdf}: config vector refused")
+        num_queues = await self.r16(VIRTIO_PCI_COMMON_NUMQ)
+        total = nqueues + (1 if self.has(VIRTIO_NET_F_CTRL_VQ) else 0)
+        for index in range(total):
+            ctrl = index == nqueues
+            vq = await self.setup_vq(index, num_queues, None if ctrl else 1 + index)
+            if ctrl:
+                self.cvq = vq
+            else:
+                self.vqs.append(vq)
+        for vq in self.vqs + ([self.cvq] if self.cvq else []):
+            await self.w16(VIRTIO_PCI_COMMON_Q_SELECT, vq.index)
+            await self.w16(VIRTIO_PCI_COMMON_Q_ENABLE, 1)
+
+    async def setup_vq(self, index, num_queues, vector):
+        """vp_modern setup_vq: each access preceded by its queue_select write."""
+        if index >= num_queues:
+            raise VirtioNetError(f"{self.bdf}: queue {index} beyond num_queues {num_queues}")
+        sel = VIRTIO_PCI_COMMON_Q_SELECT
+        await self.w16(sel, index)
+        size = await self.r16(VIRTIO_PCI_COMMON_Q_SIZE)
+        await self.w16(sel, index)
+        if size == 0 or await self.r16(VIRTIO_PCI_COMMON_Q_ENABLE):
+            raise VirtioNetError(f"{self.bdf}: queue {index} unavailable")
+        await self.w16(sel, index)
+        notify_off = await self.r16(VIRTIO_PCI_COMMON_Q_NOFF)
+        if notify_off * self.notify_mult + 2 > self.notify_len:
+            raise VirtioNetError(f"{self.bdf}: notify offset {notify_off} outside the notify region")
+        vq = Virtqueue(self.sim, index, size, self.notify_base + notify_off * self.notify_mult)
+        await self.w16(sel, index)
+        await self.w16(VIRTIO_PCI_COMMON_Q_SIZE, size)
+        for lo, addr in ((VIRTIO_PCI_COMMON_Q_DESCLO, vq.desc), (VIRTIO_PCI_COMMON_Q_AVAILLO, vq.avail),
+                         (VIRTIO_PCI_COMMON_Q_USEDLO, vq.used)):
+            await self.w16(sel, index)
+            await self.w32(lo, addr & 0xFFFFFFFF)
+            await self.w32(lo + 4, addr >> 32)
+        if vector is not None:
+            await self.w16(sel, index)
+            await self.w16(VIRTIO_PCI_COMMON_Q_MSIX, vector)
+            if await self.r16(VIRTIO_PCI_COMMON_Q_MSIX) == VIRTIO_MSI_NO_VECTOR:
+                raise VirtioNetError(f"{self.bdf}: queue {index} vector refused")
+            await self.pci.request_irq(self.dev, vector)
+        return vq
+
+    # ---- control queue (virtnet_send_command) --------------------------------------------
+    async def send_command(self, cls, cmd, data=b""):
+        """Header, data, status (0xFF until the device acks), kick, spin on the used ring.
+        True iff the ack is VIRTIO_NET_OK."""
+        h = self.sim.host
+        buf = h.alloc(2 + len(data) + 1, 8)
+        h.write(buf, bytes([cls, cmd]) + bytes(data) + b"\xff")
+        outs = [(buf, 2)] + ([(buf + 2, len(data))] if data else [])
+        status_addr = buf + 2 + len(data)
+        self.cvq.add(outs, [(status_addr, 1)], token="ctrl")
+        self.log("ctrl_command", cls=cls, cmd=cmd, data=data.hex())
+        await self.cvq.kick()
+        while True:
+            watch = h.wait_write(self.cvq.used_idx_addr, 2)
+            got = self.cvq.get()
+            if got is not None:
+                break
+            await watch
+        ack = h.read(status_addr, 1)[0]
+        h.free(buf)
+        self.log("ctrl_ack", cls=cls, cmd=cmd, ack=ack)
+        return ack == VIRTIO_NET_OK
+
+    async def set_queue_pairs(self, pairs):
+        """virtnet_set_channels (ethtool -L combined N): VQ_PAIRS_SET, then on OK the new
+        receive queues get buffers."""
+        if not 1 <= pairs <= self.max_queue_pairs:
+            raise ValueError(f"{pairs} queue pairs outside 1..{self.max_queue_pairs}")
+        if not await self.send_command(VIRTIO_NET_CTRL_MQ, VIRTIO_NET_CTRL_MQ_VQ_PAIRS_SET, struct.pack("<H", pairs)):
+            return False
+        self.curr_queue_pairs = pairs
+        if self.rx_posted:
+            await self.open()
+        return True
+
+    # ---- datapath ------------------------------------------------------------------------
+    def rx_buf_len(self):
+        if self.has(VIRTIO_NET_F_MRG_RXBUF):
+            return MERGEABLE_BUF_LEN
+        return VIRTIO_NET_HDR_V1_SIZE + max(GOOD_PACKET_LEN, self.mtu + 18)
+
+    async def open(self, buffers=64):
+        """virtnet_open: fill each active receive queue and kick it."""
+        for qp in range(self.curr_queue_pairs):
+            vq = self.vqs[2 * qp]
+            posted = self.rx_posted.get(vq.index, 0)
+            for _ in range(min(buffers, vq.size) - posted):
+                buf = self.sim.host.alloc(self.rx_buf_len(), 64)
+                vq.add([], [(buf, self.rx_buf_len())], token=buf)
+            self.rx_posted[vq.index] = max(posted, min(buffers, vq.size))
+            await vq.kick()
+        self.log("open", queue_pairs=self.curr_queue_pairs)
+
+    async def send(self, frame, qp=0):
+        """start_xmit on queue pair `qp`: a zeroed virtio_net_hdr_v1 and the frame, chained."""
+        self.reclaim_tx(qp)
+        vq = self.vqs[2 * qp + 1]
+        h = self.sim.host
+        buf = h.alloc(VIRTIO_NET_HDR_V1_SIZE + len(frame), 64)
+        h.write(buf + VIRTIO_NET_HDR_V1_SIZE, bytes(frame))
+        vq.add([(buf, VIRTIO_NET_HDR_V1_SIZE), (buf + VIRTIO_NET_HDR_V1_SIZE, len(frame))], [], token=buf)
+        await vq.kick()
+
+    def reclaim_tx(self, qp):
+        """free_old_xmit: buffers the device has used go back."""
+        vq = self.vqs[2 * qp + 1]
+        while (got := vq.get()) is not None:
+            self.sim.host.free(got[0])
+
+    def poll_rx(self):
+        """virtnet_poll on every active receive queue: the frames received (qp, bytes), each
+        buffer given back to the queue (not kicked: the caller kicks if it wants)."""
+        out = []
+        mrg = self.has(VIRTIO_NET_F_MRG_RXBUF)
+        for qp in range(self.curr_queue_pairs):
+            vq = self.vqs[2 * qp]
+            while (got := vq.get()) is not None:
+                buf, length = got
+                data = self.sim.host.read(buf, length)
+                num = struct.unpack_from("<H", data, VIRTIO_NET_HDR_NUM_BUFFERS)[0] if mrg else 1
+                frame = data[VIRTIO_NET_HDR_V1_SIZE:]
+                self.refill(vq, buf)
+                for _ in range(num - 1):
+                    nbuf, nlen = vq.get()
+                    frame += self.sim.host.read(nbuf, nlen)
+                    self.refill(vq, nbuf)
+                out.append((qp, frame))
+        return out
+
+    def refill(self, vq, buf):
+        vq.add([], [(buf, self.rx_buf_len())], token=buf)
+
+    async def recv(self, count=1, timeout_ps=ms(100)):
+        """Frames received on any active queue, at least `count` (as (qp, bytes)), waiting for
+        the device's interrupts; SimTimeout if they do not come in time."""
+        got = []
+        deadline = self.sim.now + timeout_ps
+        while True:
+            mark = self.h.msi_mark()
+            got += self.poll_rx()
+            if len(got) >= count:
+                break
+            left = deadline - self.sim.now
+            if left <= 0:
+                from dpusim.runtime import SimTimeout
+                raise SimTimeout(f"{self.bdf}: {len(got)} of {count} frames within {timeout_ps} ps")
+            try:
+                await self.h.wait_msi(requester=self.dev.rid, since=mark, timeout_ps=left)
+            except Exception as e:  # noqa: BLE001 - a timeout ends the wait; the loop reports it
+                if type(e).__name__ != "SimTimeout":
+                    raise
+        for qp in range(self.curr_queue_pairs):
+            await self.vqs[2 * qp].kick()
+        return got
+
+    # ---- remove --------------------------------------------------------------------------
+    async def remove(self):
+        """virtio_dev_remove: reset, then ACKNOWLEDGE again."""
+        await self.reset()
+        await self.add_status(VIRTIO_CONFIG_S_ACKNOWLEDGE)
+
+
+def virtio_net_devices(pci):
+    """The virtio-net functions of an enumerated hierarchy, in BDF order."""
+    return sorted((d for d in pci.devices() if (d.vendor, d.device) == (VIRTIO_VENDOR_ID, VIRTIO_NET_DEVICE_ID)),
+                  key=lambda d: d.rid)
+
+
+async def probe_all(sim, pci):
+    """Probes every virtio-net endpoint one after another in BDF order; returns the drivers."""
+    out = []
+    for dev in virtio_net_devices(pci):
+        out.append(await VirtioNet(sim, pci, dev).probe())
+    return out
+
+
+def ethernet_frame(dst, src, ethertype, payload):
+    return bytes(dst) + bytes(src) + struct.pack(">H", ethertype) + bytes(payload)
+
+
+__all__ = ["VirtioNet", "VirtioNetError", "probe_all", "virtio_net_devices", "ethernet_frame", "bdf_str"]
