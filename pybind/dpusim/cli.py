@@ -2,11 +2,16 @@
 
     dpusim run SCENARIO.py [--seed N] [--platform FILE.json] [--out DIR]
 
-writes DIR/events.jsonl and DIR/waves.vcd (DIR defaults to out/<scenario name>, created or
-overwritten) and ends with the line `hash: <sha256 of events.jsonl>`. Exit status: 0 success,
-1 the scenario or an invariant failed (the hash is still printed), 2 usage or a refused
-platform document.
+writes DIR/events.jsonl, DIR/waves.vcd and one pcap per wire (DIR/wire<i>_<a>_<b>.pcap; DIR
+defaults to out/<scenario name>, created or overwritten) and ends with the line
+`hash: <sha256 of events.jsonl>`. Exit status: 0 success, 1 the scenario or an invariant failed
+(the hash is still printed), 2 usage or a refused platform document.
+
+A study scenario may also define VARIANTS (name -> platform document) and
+`report(results, out)`: each variant then runs on its own platform (outputs in DIR/<name>), and
+report() gets every RunResult ("main" for the scenario's own platform) to write its figures.
 """
+import glob
 import argparse
 import json
 import os
@@ -17,7 +22,7 @@ import sys
 from dpusim.run import run
 
 ROOT = os.environ.get("DPUSIM_ROOT", os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))))
-DEMO_SCENARIO = os.path.join(ROOT, "scenarios", "enumerate.py")
+DEMO_SCENARIO = os.path.join(ROOT, "scenarios", "virtio_net_bringup.py")
 
 
 class UsageError(Exception):
@@ -32,6 +37,34 @@ def load_scenario(path):
     if fn is None or not callable(fn):
         raise UsageError(f"{path} defines no `async def scenario(sim)`")
     return fn, scope.get("PLATFORM")
+
+
+def load_study(path):
+    """A scenario's VARIANTS and report(), if it is a study."""
+    scope = runpy.run_path(path, run_name="dpusim_scenario")
+    return scope.get("VARIANTS"), scope.get("report")
+
+
+def run_study(path, fn, main, seed, out):
+    """Runs the study's variants, each on a fresh platform, and hands all results to its
+    report(); returns the first failed result, if any."""
+    variants, report = load_study(path)
+    if not variants or not report:
+        return None
+    results = {"main": main}
+    for name, platform in variants.items():
+        results[name] = run(fn, platform, seed=seed, out=os.path.join(out, name))
+        if not results[name].ok:
+            return results[name]
+    report(results, out)
+    return None
+
+
+def outputs_in(out):
+    """What a run wrote in DIR, in a stable order."""
+    names = ["events.jsonl", "waves.vcd"] + sorted(os.path.basename(p) for p in glob.glob(os.path.join(out, "*.pcap")))
+    names += [n for n in ("study.json", "study.png") if os.path.exists(os.path.join(out, n))]
+    return [os.path.join(out, n) for n in names if os.path.exists(os.path.join(out, n))]
 
 
 def run_command(args, prog="dpusim run"):
@@ -61,13 +94,16 @@ def run_command(args, prog="dpusim run"):
     name = os.path.splitext(os.path.basename(opts.scenario))[0]
     out = opts.out or os.path.join("out", name)
     if os.path.isdir(out):
-        for entry in ("events.jsonl", "waves.vcd"):
-            if os.path.exists(os.path.join(out, entry)):
-                os.remove(os.path.join(out, entry))
+        for path in outputs_in(out):
+            os.remove(path)
     elif os.path.exists(out):
         print(f"dpusim: output path {out} exists and is not a directory", file=sys.stderr)
         return 2
     res = run(fn, platform, seed=opts.seed, out=out)
+    if res.ok:
+        failed = run_study(opts.scenario, fn, res, opts.seed, out)
+        if failed is not None:
+            res.failure = f"study variant failed: {failed.describe()}"
     if res.doc_error:
         print(f"dpusim: platform document refused: {res.doc_error}", file=sys.stderr)
         shutil.rmtree(out, ignore_errors=True) if not os.listdir(out) else None
@@ -78,8 +114,7 @@ def run_command(args, prog="dpusim run"):
         print(f"dpusim: {res.failure}", file=sys.stderr)
         print(f"dpusim: replay with: ./dpusim run {opts.scenario} --seed {res.seed}", file=sys.stderr)
     sys.stderr.flush()
-    outputs = [os.path.join(out, f) for f in ("events.jsonl", "waves.vcd") if os.path.exists(os.path.join(out, f))]
-    for path in outputs:
+    for path in outputs_in(out):
         print(f"output: {path}")
     print(f"hash: {res.hash}")
     sys.stdout.flush()
