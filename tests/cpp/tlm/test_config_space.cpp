@@ -174,3 +174,19 @@ TEST(ConfigSpace, WriteHooksSeeBeforeAndAfter) {
   EXPECT_EQ(seen_before, 0x1234u);
   EXPECT_EQ(seen_after, 0xbeef1234u);
 }
+
+// Write filters: a register whose rule is not masks alone sees the raw data and byte enables
+// first (an application's "whole DW if any byte enabled", "bytes not enabled become 0").
+TEST(ConfigSpaceFilter, RewritesDataAndByteEnablesBeforeTheMasks) {
+  dpusim::pcie::ConfigSpace cfg(256);
+  cfg.define(0x28, 4, 0, 0xffffffff);
+  cfg.filter_write(0x28, [](uint16_t, uint32_t&, uint8_t& be) { be = (be & 0xf) ? 0xf : 0; });
+  cfg.write_dword(0x28, 0x11223344, 0xf);
+  cfg.write_dword(0x28, 0x0000ab00, 0x2);
+  EXPECT_EQ(cfg.read_dword(0x28), 0x0000ab00u);
+  cfg.define(0x2c, 4, 0, 0x0000ffff);  // masks still apply after the filter
+  cfg.filter_write(0x2c, [](uint16_t, uint32_t& data, uint8_t& be) { data = ~data; be = 0xf; });
+  cfg.write_dword(0x2c, 0x0000ff00, 0x1);
+  EXPECT_EQ(cfg.read_dword(0x2c), 0x000000ffu);
+  EXPECT_THROW(cfg.filter_write(0x2e, [](uint16_t, uint32_t&, uint8_t&) {}), dpusim::pcie::ConfigLayoutError);
+}
