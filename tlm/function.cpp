@@ -2,6 +2,7 @@
 
 #include "capabilities.h"
 #include "pci_regs.h"
+#include "requester.h"
 
 namespace dpusim::pcie {
 
@@ -72,6 +73,12 @@ bool Function::extended_tags() const {
 }
 unsigned Function::read_completion_boundary() const {
   return pcie_cap_ && (cfg.get(pcie_cap_ + PCI_EXP_LNKCTL, 2) & PCI_EXP_LNKCTL_RCB) ? 128 : 64;
+}
+
+void follow_device_control(Requester& requester, const Function& fn) {
+  requester.max_payload_size = [&fn] { return fn.max_payload_size(); };
+  requester.max_read_request_size = [&fn] { return fn.max_read_request_size(); };
+  requester.tag_count = [&fn] { return fn.extended_tags() ? 256u : 32u; };
 }
 
 }  // namespace dpusim::pcie

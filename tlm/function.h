@@ -16,6 +16,8 @@
 
 namespace dpusim::pcie {
 
+class Requester;
+
 struct BarHit {
   unsigned bar;
   uint64_t offset;
@@ -58,5 +60,9 @@ class Function {
   uint16_t id_ = 0;
   uint16_t pcie_cap_ = 0;
 };
+
+// A function's requester follows its Device Control as the function's registers say:
+// Max_Payload_Size, Max_Read_Request_Size and the Extended Tag Field Enable (32 or 256 tags).
+void follow_device_control(Requester& requester, const Function& fn);
 
 }  // namespace dpusim::pcie

@@ -67,4 +67,10 @@ void TlpPool::free(tlm::tlm_generic_payload* gp) {
   free_.push_back(static_cast<Box*>(gp));
 }
 
+TakenRequest take_request(Tlp& t) {
+  TakenRequest r{hdr(t), std::vector<uint8_t>(data(t), data(t) + data_len(t))};
+  t.release();
+  return r;
+}
+
 }  // namespace dpusim::pcie

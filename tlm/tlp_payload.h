@@ -39,6 +39,14 @@ inline const tlp::Header& hdr(const Tlp& t) {
 inline uint8_t* data(Tlp& t) { return t.get_data_ptr(); }
 inline size_t data_len(const Tlp& t) { return t.get_data_length(); }
 
+// Takes a request apart, its header and payload bytes, and releases the TLP: what a model that
+// serves the request later (after its service time) keeps of it.
+struct TakenRequest {
+  tlp::Header hdr;
+  std::vector<uint8_t> payload;
+};
+TakenRequest take_request(Tlp& t);
+
 // Pool of TLPs with their payload buffers (capacity 4096 bytes: Max_Payload_Size's ceiling).
 class TlpPool : public tlm::tlm_mm_interface {
  public:

@@ -41,9 +41,7 @@ TestEndpoint::TestEndpoint(sc_module_name name, pcie::SimContext& ctx)
     requester_.write(addr, bytes, 4);
   });
   msix_->bus_master_enabled = [this] { return fn_.bus_master(); };
-  requester_.max_payload_size = [this] { return fn_.max_payload_size(); };
-  requester_.max_read_request_size = [this] { return fn_.max_read_request_size(); };
-  requester_.tag_count = [this] { return fn_.extended_tags() ? 256u : 32u; };
+  pcie::follow_device_control(requester_, fn_);
   regs_[TEP_ID / 4] = kTestEndpointId;
   port.set_receiver([this](Tlp& t) { receive(t); });
 }
@@ -53,11 +51,8 @@ void TestEndpoint::receive(Tlp& t) {
     requester_.on_completion(t);
     return;
   }
-  tlp::Header h = pcie::hdr(t);
-  std::vector<uint8_t> payload(pcie::data(t), pcie::data(t) + pcie::data_len(t));
-  t.release();
   later_.at(ctx_.ps(pcie::TimingId::test_ep_service_ps),
-            [this, h, payload = std::move(payload)]() mutable { serve(h, std::move(payload)); });
+            [this, r = pcie::take_request(t)]() mutable { serve(r.hdr, std::move(r.payload)); });
 }
 
 void TestEndpoint::serve(const tlp::Header& h, std::vector<uint8_t> payload) {

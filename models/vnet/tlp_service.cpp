@@ -131,9 +131,7 @@ void VnetApp::service_config(Tlp& t) {
 }
 
 void VnetApp::service_memory(Tlp& t) {
-  const tlp::Header h = pcie::hdr(t);
-  std::vector<uint8_t> payload(pcie::data(t), pcie::data(t) + pcie::data_len(t));
-  t.release();
+  const auto [h, payload] = pcie::take_request(t);
   // §3.4: the internal image's BAR of each present EP, in order; then the VirtIO images' BARs.
   for (unsigned i = 0; i < num_ep(); ++i) {
     if (!controllers_[i].device_present) continue;

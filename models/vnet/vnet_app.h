@@ -62,6 +62,10 @@ class VnetApp : public sc_core::sc_module {
   unsigned num_ep() const { return unsigned(controllers_.size()); }
   const VnetOptions& options() const { return opt_; }
 
+  // Submits a work item as the application's own code would (the device's current generation
+  // for controller-scoped types): how a test reaches DEVICE_RESET, which the application
+  // defines and handles but never submits.
+  bool submit_work(WorkType type, int ep, uint32_t arg = 0, uint32_t arg2 = 0);
   // A line on the application's stdin (§8.6): "plug <i>", "unplug <i>", "speed <i> <mbps>".
   void command(const std::string& line);
   // §6.4 and the guide's §7.8: the application's shutdown at the end of a run.

@@ -24,6 +24,18 @@ void VnetApp::execute(const WorkItem& it, pcie::Activity& w) {
   }
 }
 
+bool VnetApp::submit_work(WorkType type, int ep, uint32_t arg, uint32_t arg2) {
+  WorkItem it;
+  it.type = type;
+  it.device = ep;
+  it.generation = ep >= 0 && type != WorkType::DELAYED_DESTROY && type != WorkType::HOTPLUG_EVENT
+                      ? devices_[unsigned(ep)]->reset_generation
+                      : 0;
+  it.arg = arg;
+  it.arg2 = arg2;
+  return wq_.submit(it);
+}
+
 void VnetApp::engine_start(unsigned i, pcie::Activity& w) {
   Controller& c = controllers_[i];
   if (!c.device_present || c.cleanup_running) {
