@@ -54,6 +54,17 @@ DPUSIM_PYBIND(vnet) {
     d["kicks_ignored"] = c.kicks_ignored;
     return d;
   });
+  m.def("submit_work", [](Platform& p, const std::string& type, int ep, uint32_t arg, uint32_t arg2) {
+    VnetInstance& v = vnet(p);
+    for (unsigned t = 0; t < dpusim::vnet::kWorkTypes; ++t) {
+      const auto wt = static_cast<dpusim::vnet::WorkType>(t);
+      if (type == dpusim::vnet::work_type_name(wt)) {
+        if (ep >= int(v.endpoints())) throw py::value_error("no endpoint " + std::to_string(ep));
+        return v.app().submit_work(wt, ep, arg, arg2);
+      }
+    }
+    throw py::value_error("unknown work type '" + type + "'");
+  }, py::arg("platform"), py::arg("type"), py::arg("ep") = -1, py::arg("arg") = 0, py::arg("arg2") = 0);
   m.def("active_qps", [](Platform& p, unsigned ep) {
     VnetInstance& v = vnet(p);
     return v.app().controller(ep_arg(v, ep)).num_active_qps;

@@ -22,6 +22,10 @@ class Vnet:
     def counters(self, ep):
         return self._m.counters(self._p, ep)
 
+    def submit_work(self, type, ep=-1, arg=0, arg2=0):
+        """Test hook: queues a PCI_CFG_WORK_* item as the application's own code would."""
+        return self._m.submit_work(self._p, type, ep, arg, arg2)
+
     def active_qps(self, ep):
         return self._m.active_qps(self._p, ep)
 
