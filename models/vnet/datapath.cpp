@@ -23,6 +23,9 @@ void VnetEndpoint::service(Vq& vq) {
   }
   vq.busy = true;
   vq.again = false;
+  const uint16_t size = vq.ring.conf().size;
+  if (size == 0 || (size & (size - 1)) || size > 32768)
+    return device_error(vq, "queue size " + std::to_string(size) + " is not a power of 2 in 1..32768");
   vq.ring.read_avail([this, &vq](uint16_t flags, uint16_t idx, const std::string& error) {
     if (!error.empty()) return device_error(vq, error);
     const uint16_t ahead = uint16_t(idx - vq.last_avail);

@@ -151,3 +151,30 @@ def test_a_malformed_ring_sets_needs_reset_and_raises_the_config_interrupt(kind,
     (e,) = res.events("device_needs_reset")
     assert (e["reason"], e["status"], e["config_vector"], e["msix"]) == (reason, "0x4f", 0, "sent")
     assert res.events("doorbell", vq=1)[-1]["ignored"] is True
+
+
+def test_a_queue_size_of_zero_is_a_device_error_not_a_crash():
+    async def scenario(sim):
+        pci = await pci_enumerate(sim)
+        (dev,) = virtio_net_devices(pci)
+        net = VirtioNet(sim, pci, dev)
+        # A driver that shrinks queue 2 to 0 entries after setting it up: the MQ start takes
+        # that size from the shadow, and the firmware finds it when the queue is enabled.
+        orig = net.setup_vq
+
+        async def setup_vq(index, num_queues, vector):
+            vq = await orig(index, num_queues, vector)
+            if index == 2:
+                await net.w16(0x16, 2)
+                await net.w16(0x18, 0)
+            return vq
+
+        net.setup_vq = setup_vq
+        await net.probe()
+        await sim.wait_event("device_needs_reset", ep=0)
+        return await net.get_status()
+
+    res = run_ok(scenario, vnet_platform(cpus=2))
+    assert res.result == 0x4F
+    (e,) = res.events("device_needs_reset")
+    assert e["reason"] == "VQ2: queue size 0 is not a power of 2 in 1..32768"
