@@ -37,7 +37,7 @@ VnetApp::VnetApp(sc_module_name name, pcie::SimContext& ctx, const VnetOptions& 
   up.set_receiver([this](Tlp& t) { receive_up(t); });
   for (unsigned i = 0; i < n; ++i) {
     down.push_back(std::make_unique<pcie::Port>(("down" + std::to_string(i)).c_str()));
-    down.back()->set_receiver([this, i](Tlp& t) { receive_down(i, t); });
+    down.back()->set_receiver([this](Tlp& t) { receive_down(t); });
     auto dsp = std::make_unique<sw::Bridge>(base + ".dsp" + std::to_string(i), ctx);
     init_dsp_image(*dsp, i, log_,
                    SlotEvents{[this, i](bool on) { slot_power(i, on); }, [this, i] { slot_command_completed(i); }});
@@ -124,9 +124,8 @@ void VnetApp::receive_up(Tlp& t) {
   pe1_enqueue(t);
 }
 
-void VnetApp::receive_down(unsigned i, Tlp& t) {
+void VnetApp::receive_down(Tlp& t) {
   // DMA, MSI-X messages and firmware's completions go up the DPU's link as they are.
-  (void)i;
   up.send(t, traversal());
 }
 

@@ -79,7 +79,7 @@ class VnetApp : public sc_core::sc_module {
     uint64_t arrival_ps;
   };
   void receive_up(pcie::Tlp& t);
-  void receive_down(unsigned i, pcie::Tlp& t);
+  void receive_down(pcie::Tlp& t);
   int firmware_target(const tlp::Header& h) const;  // endpoint whose firmware serves it, or -1
   void pe1_enqueue(pcie::Tlp& t);
   void pe1_serve();

@@ -1,17 +1,19 @@
 """The application's command-line options in the platform document: validated with the
 application's rules and messages (vnet-app.md §11), refused with the JSON path."""
+import json
+
 import pytest
 
 import _dpusim
 
 from dpusim.testing import run_ok
-from vnet_util import vnet_platform
+from vnet_util import app_log, vnet_platform
 
 
 def refusal(options):
     doc = vnet_platform(**{k.replace("-", "_"): v for k, v in options.items()})
     with pytest.raises(ValueError) as e:
-        _dpusim.platform.validate(__import__("json").dumps(doc))
+        _dpusim.platform.validate(json.dumps(doc))
     return str(e.value)
 
 
@@ -60,10 +62,10 @@ def test_wires_must_name_endpoints_with_ports():
     doc = vnet_platform(num_ep=2, peer=None)
     doc["wires"] = [{"a": "ep2", "b": "loopback"}]
     with pytest.raises(ValueError, match=r"^\$\.wires\[0\]\.a: endpoint 'ep2' does not exist \(the platform has 2\)$"):
-        _dpusim.platform.validate(__import__("json").dumps(doc))
+        _dpusim.platform.validate(json.dumps(doc))
     doc["wires"] = [{"a": "ep0", "b": "loopback"}, {"a": "python", "b": "ep0"}]
     with pytest.raises(ValueError, match=r"^\$\.wires\[1\]\.b: endpoint 'ep0' is already on another wire$"):
-        _dpusim.platform.validate(__import__("json").dumps(doc))
+        _dpusim.platform.validate(json.dumps(doc))
     with pytest.raises(ValueError, match=r"^\$\.wires\[0\]\.a: endpoint 'ep0' has no network port$"):
         _dpusim.platform.validate('{"topology": {"endpoints": 1}, "wires": [{"a": "ep0", "b": "loopback"}]}')
 
@@ -73,8 +75,7 @@ def test_integer_options_take_command_line_strings_and_the_banner_says_the_queue
         pass
 
     res = run_ok(scenario, vnet_platform(max_queue_pairs="4"))
-    assert ("vnet.main", "info", "  Max Queue Pairs: 4 (Total VQs: 9)") in [(p, lv, m) for _, p, lv, m in
-                                                                          __import__("vnet_util").app_log(res)]
+    assert ("vnet.main", "info", "  Max Queue Pairs: 4 (Total VQs: 9)") in [(p, lv, m) for _, p, lv, m in app_log(res)]
     (start,) = res.events("platform_start")
     assert start["endpoints"] == "vnet num-ep=1 hotplug-mode=0 max-queue-pairs=4 queue-size=1024 " \
                                  "mac-addr=52:54:00:12:34:56 mtu=1500 speed=100000"
