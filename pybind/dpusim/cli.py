@@ -16,7 +16,6 @@ import argparse
 import json
 import os
 import runpy
-import shutil
 import sys
 
 from dpusim.run import run
@@ -106,7 +105,6 @@ def run_command(args, prog="dpusim run"):
             res.failure = f"study variant failed: {failed.describe()}"
     if res.doc_error:
         print(f"dpusim: platform document refused: {res.doc_error}", file=sys.stderr)
-        shutil.rmtree(out, ignore_errors=True) if not os.listdir(out) else None
         return 2
     if res.error:
         print(res.error, file=sys.stderr, end="" if res.error.endswith("\n") else "\n")
