@@ -143,6 +143,7 @@ void VnetApp::hotplug_event(unsigned i, bool plug, pcie::Activity& w) {
       cfg.set_bits(TLP_BRIDGE_EXP_CAP + PCI_EXP_SLTSTA, 2,
                    PCI_EXP_SLTSTA_ABP | PCI_EXP_SLTSTA_PDC | PCI_EXP_SLTSTA_PDS);
       log_.info(kWorkerThread, "Device plugged (ABP mode): ABP=1, PDC=1, PDS=1, DLActive=0");
+      refresh_slot_traces();
       if (const char* err = send_dsp_msi(i)) log_.debug(kWorkerThread, "DSP[%u] plug: MSI not sent (%s) - host will poll Slot Status", i, err);
       log_.info(kWorkerThread, "Hotplug: DSP[%u] plug", i);
       log_.info(kWorkerThread, "Async hotplug DSP[%u] plug completed", i);
@@ -179,6 +180,7 @@ void VnetApp::hotplug_event(unsigned i, bool plug, pcie::Activity& w) {
     controllers_[i].pending_unplug = true;
     dsps_[i]->cfg.set_bits(TLP_BRIDGE_EXP_CAP + PCI_EXP_SLTSTA, 2, PCI_EXP_SLTSTA_ABP);
     log_.info(kWorkerThread, "Device unplugged (ABP mode): ABP=1, waiting for Host Power OFF");
+    refresh_slot_traces();
     if (const char* err = send_dsp_msi(i))
       log_.debug(kWorkerThread, "DSP[%u] %s: MSI not sent (%s) - host will poll Slot Status", i, op, err);
     log_.info(kWorkerThread, "Hotplug: DSP[%u] unplug (pending host reset)", i);

@@ -54,6 +54,10 @@ VnetApp::VnetApp(sc_module_name name, pcie::SimContext& ctx, const VnetOptions& 
   ep_pf_bus_.assign(n, -1);
   trace_status_.assign(n, 0);
   for (unsigned i = 0; i < n; ++i) trace_status_[i] = devices_[i]->status();
+  trace_slot_ctl_.assign(n, 0);
+  trace_slot_sta_.assign(n, 0);
+  trace_dllla_.assign(n, false);
+  refresh_slot_traces();
 
   wq_.execute = [this](const WorkItem& it, pcie::Activity& w) { execute(it, w); };
   wq_.generation_of = [this](int dev) { return devices_[unsigned(dev)]->reset_generation; };
@@ -84,6 +88,16 @@ void VnetApp::create_static_devices() {
     set_device_present(i, true);
     dsp_static_power_on(*dsps_[i], i, log_);
     links_[i]->set_up(true);
+  }
+  refresh_slot_traces();
+}
+
+void VnetApp::refresh_slot_traces() {
+  const uint16_t x = TLP_BRIDGE_EXP_CAP;
+  for (unsigned i = 0; i < dsps_.size(); ++i) {
+    trace_slot_ctl_[i] = uint16_t(dsps_[i]->cfg.get(x + PCI_EXP_SLTCTL, 2));
+    trace_slot_sta_[i] = uint16_t(dsps_[i]->cfg.get(x + PCI_EXP_SLTSTA, 2));
+    trace_dllla_[i] = dsps_[i]->cfg.get(x + PCI_EXP_LNKSTA, 2) & PCI_EXP_LNKSTA_DLLLA;
   }
 }
 
@@ -157,6 +171,7 @@ void VnetApp::pe1_serve() {
     t.release();
     dummy_ur(h, recorded_bdf_.back());
   }
+  refresh_slot_traces();
   // The bound covers queueing and any wait the handler had (a reset barrier).
   pe1_.then([this, e, h, serial] {
     const uint64_t took = ctx_.now_ps() - e.arrival_ps, bound = ctx_.timing.get(pcie::TimingId::vnet_pe1_bound_ps);
@@ -174,8 +189,13 @@ void VnetApp::trace(sc_trace_file* vcd) {
   sc_trace(vcd, wq_.trace_pending, base + ".workqueue_pending", 32);
   sc_trace(vcd, wq_.trace_busy, base + ".worker_busy");
   sc_trace(vcd, trace_mq_running_, base + ".mq_running", 32);
-  for (unsigned i = 0; i < num_ep(); ++i)
+  for (unsigned i = 0; i < num_ep(); ++i) {
     sc_trace(vcd, trace_status_[i], "ep" + std::to_string(i) + ".device_status", 8);
+    const std::string dsp = dsps_[i]->path();
+    sc_trace(vcd, trace_dllla_[i], dsp + ".dllla");
+    sc_trace(vcd, trace_slot_ctl_[i], dsp + ".slot_ctl", 16);
+    sc_trace(vcd, trace_slot_sta_[i], dsp + ".slot_sta", 16);
+  }
 }
 
 }  // namespace dpusim::vnet

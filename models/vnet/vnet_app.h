@@ -22,6 +22,7 @@
 
 #include <systemc>
 
+#include <deque>
 #include <functional>
 #include <map>
 #include <memory>
@@ -192,8 +193,12 @@ class VnetApp : public sc_core::sc_module {
   unsigned acg_credits_ = 0, acg_capacity_ = 0;
   bool shutting_down_ = false;
 
+  void refresh_slot_traces();
   uint32_t trace_pe1_queue_ = 0, trace_mq_running_ = 0;
   std::vector<uint8_t> trace_status_;
+  // The downstream ports' slot registers and DLActive, as the generic switch traces them.
+  std::vector<uint16_t> trace_slot_ctl_, trace_slot_sta_;
+  std::deque<bool> trace_dllla_;  // not vector<bool>: sc_trace keeps a reference to each
 };
 
 }  // namespace dpusim::vnet

@@ -38,6 +38,11 @@ def test_bringup_of_four_endpoints_passes_traffic_and_writes_a_pcap_per_wire(tmp
     (ledger,) = res.events("frame_ledger")
     assert (ledger["sent"], ledger["received"], ledger["dropped"], ledger["in_flight"]) == (64, 64, 0, 0)
     out = tmp_path / "a"
+    # The GTKWave view names signals the VCD has.
+    waves = read_vcd(out / "waves.vcd")
+    view = [line for line in open(os.path.join(ROOT, "waveforms", "vnet.gtkw")).read().splitlines()
+            if line.startswith("SystemC.")]
+    assert view and [n for n in view if n[len("SystemC."):].split("[")[0] not in waves] == []
     assert sorted(p for p in os.listdir(out) if p.endswith(".pcap")) == [
         f"wire{i}_ep{i}_loopback.pcap" for i in range(4)]
     if shutil.which("tshark") is None:
