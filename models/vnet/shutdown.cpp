@@ -59,6 +59,7 @@ void VnetApp::shutdown(const std::function<void(const std::function<bool()>&)>& 
   if (unplug_pending()) {
     log_.info(kMainThread, "Shutdown requested - waiting for pending hot-unplug slots to complete");
     const uint64_t deadline = ctx_.now_ps() + UNPLUG_TIMEOUT_SEC * 1000000000000ull;
+    later_.at(sc_core::sc_time::from_value(deadline - ctx_.now_ps()), [] {});  // the loop keeps running
     run_until([&] { return !unplug_pending() || ctx_.now_ps() >= deadline; });
     if (unplug_pending())
       log_.warn(kMainThread, "Shutdown wait timed out after %lds - proceeding with cleanup", long(UNPLUG_TIMEOUT_SEC));

@@ -147,3 +147,21 @@ def test_shutdown_discards_queued_items_and_joins_mq_threads():
     assert tail[2:4] == ["Joined 1 MQ start thread(s)", "PCI config workqueue shutdown complete (processed: 8, dropped: 1)"]
     assert tail[-3:] == ["Controller cleanup completed successfully", "PCI config workqueue destroyed", "Flushed 0 ACG credits"]
     assert "Cleanup Step 6: Destroying offload engine..." in [m for _, m in log[i:]]
+
+
+def test_shutdown_waits_30_s_for_a_pending_unplug():
+    async def scenario(sim):
+        pci = await pci_enumerate(sim)
+        v, h = vnet(sim), sim.host
+        await h.config_write16(DSP, SLTCTL, 0x0400 | HPIE_ABPE_CCIE)
+        v.command("plug 0")
+        await sim.wait_event("log", path="vnet.worker", msg="Async hotplug DSP[0] plug completed")
+        await h.config_write16(DSP, SLTCTL, HPIE_ABPE_CCIE)  # power on
+        v.command("unplug 0")
+        await sim.wait_event("log", path="vnet.worker", msg="Hotplug: DSP[0] unplug (pending host reset)")
+        # The host never powers the slot off.
+
+    res = run_ok(scenario, vnet_platform(hotplug_mode=1))
+    asked = first_time(res, "Shutdown requested - waiting for pending hot-unplug slots to complete")
+    gave_up = first_time(res, "Shutdown wait timed out after 30s - proceeding with cleanup")
+    assert gave_up - asked == 30_000_000_000_000
