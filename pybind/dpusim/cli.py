@@ -11,7 +11,6 @@ import argparse
 import json
 import os
 import runpy
-import shutil
 import sys
 
 from dpusim.run import run
@@ -70,7 +69,6 @@ def run_command(args, prog="dpusim run"):
     res = run(fn, platform, seed=opts.seed, out=out)
     if res.doc_error:
         print(f"dpusim: platform document refused: {res.doc_error}", file=sys.stderr)
-        shutil.rmtree(out, ignore_errors=True) if not os.listdir(out) else None
         return 2
     if res.error:
         print(res.error, file=sys.stderr, end="" if res.error.endswith("\n") else "\n")
