@@ -19,6 +19,10 @@ ROOT = os.environ.get("DPUSIM_ROOT", os.path.dirname(os.path.dirname(os.path.dir
 DEMO_SCENARIO = os.path.join(ROOT, "scenarios", "enumerate.py")
 
 
+# What a run may write into its output directory (pcaps are one per wire, *.pcap).
+OUTPUT_FILES = ("events.jsonl", "waves.vcd", "study.json", "study.png", "trace.json")
+
+
 class UsageError(Exception):
     pass
 
@@ -60,8 +64,9 @@ def run_command(args, prog="dpusim run"):
     name = os.path.splitext(os.path.basename(opts.scenario))[0]
     out = opts.out or os.path.join("out", name)
     if os.path.isdir(out):
-        for entry in ("events.jsonl", "waves.vcd"):
-            if os.path.exists(os.path.join(out, entry)):
+        # Overwrite: remove what an earlier run wrote there (and only that).
+        for entry in os.listdir(out):
+            if entry in OUTPUT_FILES or entry.endswith(".pcap"):
                 os.remove(os.path.join(out, entry))
     elif os.path.exists(out):
         print(f"dpusim: output path {out} exists and is not a directory", file=sys.stderr)
@@ -76,7 +81,7 @@ def run_command(args, prog="dpusim run"):
         print(f"dpusim: {res.failure}", file=sys.stderr)
         print(f"dpusim: replay with: ./dpusim run {opts.scenario} --seed {res.seed}", file=sys.stderr)
     sys.stderr.flush()
-    outputs = [os.path.join(out, f) for f in ("events.jsonl", "waves.vcd") if os.path.exists(os.path.join(out, f))]
+    outputs = sorted(os.path.join(out, f) for f in os.listdir(out) if f in OUTPUT_FILES or f.endswith(".pcap"))
     for path in outputs:
         print(f"output: {path}")
     print(f"hash: {res.hash}")
