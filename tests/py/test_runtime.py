@@ -127,3 +127,19 @@ def test_results_do_not_depend_on_what_ran_before_in_the_parent():
     first = run_ok(scenario, PLATFORM).hash
     run_ok(scenario, {"topology": {"endpoints": 3}})
     assert run_ok(scenario, PLATFORM).hash == first
+
+
+def test_systemc_reports_go_to_the_log_and_a_warning_fails_the_run(capfd):
+    async def scenario(sim):
+        sim.faults.systemc_report("info", "just saying")
+        await sim.sleep(ns(1))
+        sim.faults.systemc_report("warning", "something odd")
+        await sim.sleep(ns(1))
+        raise AssertionError("not reached: the warning ends the run")
+
+    res = run(scenario, PLATFORM)
+    assert res.failure.startswith("SystemC warning dpusim/injected: something odd")
+    reports = res.events("sc_report")
+    assert [(e["severity"], e["msg"]) for e in reports] == [("info", "just saying"), ("warning", "something odd")]
+    out, err = capfd.readouterr()
+    assert "something odd" not in out and "just saying" not in out
