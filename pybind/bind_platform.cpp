@@ -224,6 +224,12 @@ DPUSIM_PYBIND(platform) {
         auto e = p.ctx().event(path, name);
         for (const auto& [k, v] : fields) e.json(k, v);
       })
+      .def("systemc_report", [](Platform&, const std::string& severity, const std::string& msg) {
+        // Fault injection: a SystemC report as a model would raise it.
+        if (severity == "info") SC_REPORT_INFO("dpusim/injected", msg.c_str());
+        else if (severity == "warning") SC_REPORT_WARNING("dpusim/injected", msg.c_str());
+        else throw py::value_error("severity '" + severity + "' is not info or warning");
+      })
       .def("set_log_enabled", [](Platform& p, bool on) { p.ctx().log.set_enabled(on); })
       .def("take_log", [](Platform& p) { return py::bytes(p.ctx().log.take_memory()); })
       .def("slots", &Platform::slots)

@@ -12,13 +12,35 @@ Event::~Event() {
   if (log_) log_->commit();
 }
 
+namespace {
+const char kHexDigits[] = "0123456789abcdef";
+
+// Decimal without a heap allocation (std::to_string allocates per field).
+void append_decimal(std::string& out, uint64_t v, bool negative) {
+  char buf[24];
+  char* p = buf + sizeof buf;
+  do {
+    *--p = char('0' + v % 10);
+    v /= 10;
+  } while (v);
+  if (negative) *--p = '-';
+  out.append(p, size_t(buf + sizeof buf - p));
+}
+}  // namespace
+
 Event& Event::u64(std::string_view key, uint64_t v) {
-  if (log_) log_->add_field(key, std::to_string(v));
+  if (!log_) return *this;
+  log_->begin_field(key);
+  append_decimal(log_->arena(), v, false);
+  log_->end_field();
   return *this;
 }
 
 Event& Event::i64(std::string_view key, int64_t v) {
-  if (log_) log_->add_field(key, std::to_string(v));
+  if (!log_) return *this;
+  log_->begin_field(key);
+  append_decimal(log_->arena(), v < 0 ? uint64_t(0) - uint64_t(v) : uint64_t(v), v < 0);
+  log_->end_field();
   return *this;
 }
 
@@ -29,32 +51,49 @@ Event& Event::boolean(std::string_view key, bool v) {
 
 Event& Event::str(std::string_view key, std::string_view v) {
   if (!log_) return *this;
-  std::string& s = log_->scratch();
-  s.clear();
-  EventLog::append_json_string(s, v);
-  log_->add_field(key, s);
+  log_->begin_field(key);
+  EventLog::append_json_string(log_->arena(), v);
+  log_->end_field();
   return *this;
 }
 
 Event& Event::hex(std::string_view key, uint64_t v) {
   if (!log_) return *this;
-  char buf[24];
-  std::snprintf(buf, sizeof buf, "\"0x%llx\"", static_cast<unsigned long long>(v));
-  log_->add_field(key, buf);
+  char buf[20];
+  char* p = buf + sizeof buf;
+  do {
+    *--p = kHexDigits[v & 15];
+    v >>= 4;
+  } while (v);
+  log_->begin_field(key);
+  std::string& a = log_->arena();
+  a.append("\"0x");
+  a.append(p, size_t(buf + sizeof buf - p));
+  a.push_back('"');
+  log_->end_field();
   return *this;
 }
 
 Event& Event::hex_bytes(std::string_view key, const uint8_t* p, size_t n) {
   if (!log_) return *this;
-  static const char digits[] = "0123456789abcdef";
-  std::string& s = log_->scratch();
-  s.assign(1, '"');
+  log_->begin_field(key);
+  std::string& a = log_->arena();
+  a.push_back('"');
   for (size_t i = 0; i < n; ++i) {
-    s.push_back(digits[p[i] >> 4]);
-    s.push_back(digits[p[i] & 15]);
+    a.push_back(kHexDigits[p[i] >> 4]);
+    a.push_back(kHexDigits[p[i] & 15]);
   }
-  s.push_back('"');
-  log_->add_field(key, s);
+  a.push_back('"');
+  log_->end_field();
+  return *this;
+}
+
+Event& Event::bdf(std::string_view key, uint16_t id) {
+  if (!log_) return *this;
+  const unsigned bus = id >> 8, dev = (id >> 3) & 0x1f, fn = id & 7;
+  const char text[] = {'"', kHexDigits[bus >> 4], kHexDigits[bus & 15], ':', kHexDigits[dev >> 4], kHexDigits[dev & 15],
+                       '.', kHexDigits[fn], '"'};
+  log_->add_field(key, std::string_view(text, sizeof text));
   return *this;
 }
 
@@ -112,15 +151,22 @@ Event EventLog::event(uint64_t time_ps, std::string_view path, std::string_view 
 }
 
 void EventLog::add_field(std::string_view key, std::string_view encoded_value) {
+  begin_field(key);
+  arena_.append(encoded_value);
+  end_field();
+}
+
+void EventLog::begin_field(std::string_view key) {
   Field f;
   f.key_off = uint32_t(arena_.size());
   f.key_len = uint32_t(key.size());
   arena_.append(key);
   f.val_off = uint32_t(arena_.size());
-  f.val_len = uint32_t(encoded_value.size());
-  arena_.append(encoded_value);
+  f.val_len = 0;
   fields_.push_back(f);
 }
+
+void EventLog::end_field() { fields_.back().val_len = uint32_t(arena_.size() - fields_.back().val_off); }
 
 bool EventLog::matches(const std::vector<std::pair<std::string, std::string>>& match) const {
   for (const auto& [key, value] : match) {
@@ -185,7 +231,7 @@ void EventLog::remove_watcher(uint64_t id) {
 }
 
 void EventLog::append_json_string(std::string& out, std::string_view s) {
-  static const char digits[] = "0123456789abcdef";
+  const char* digits = kHexDigits;
   out.push_back('"');
   for (unsigned char c : s) {
     switch (c) {

@@ -36,6 +36,7 @@ class Event {
   Event& str(std::string_view key, std::string_view v);
   Event& hex(std::string_view key, uint64_t v);           // "0x1f" (a string: JSON has no hex)
   Event& hex_bytes(std::string_view key, const uint8_t* p, size_t n);  // "0a0b0c"
+  Event& bdf(std::string_view key, uint16_t routing_id);                 // "bb:dd.f", as lspci
   Event& json(std::string_view key, std::string_view raw);  // an already-encoded JSON value
 
  private:
@@ -80,7 +81,10 @@ class EventLog {
     uint32_t key_off, key_len, val_off, val_len;
   };
   void add_field(std::string_view key, std::string_view encoded_value);
-  std::string& scratch() { return scratch_; }
+  // Field whose value the caller appends to arena() between these two calls (no copy).
+  void begin_field(std::string_view key);
+  void end_field();
+  std::string& arena() { return arena_; }
   void commit();
   void flush();
   bool matches(const std::vector<std::pair<std::string, std::string>>& match) const;
@@ -91,7 +95,6 @@ class EventLog {
   bool memory_ = false;
   std::string out_;      // pending output (flushed to the file at 64 KiB)
   std::string arena_;    // keys and values of the event being built
-  std::string scratch_;  // value encoding
   std::vector<Field> fields_;
   uint64_t lines_ = 0;
 

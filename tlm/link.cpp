@@ -146,17 +146,17 @@ void log_tlp_fields(Event& e, const Tlp& t) {
   const tlp::Header& h = hdr(t);
   e.str("type", tlp::type_name(h.type)).u64("tlp", const_cast<Tlp&>(t).get_extension<TlpExtension>()->serial);
   if (tlp::is_completion(h.type)) {
-    e.str("completer", tlp::bdf_str(h.completer_id))
-        .str("requester", tlp::bdf_str(h.requester_id))
+    e.bdf("completer", h.completer_id)
+        .bdf("requester", h.requester_id)
         .u64("tag", h.tag)
         .str("status", tlp::status_name(h.status))
         .u64("byte_count", h.byte_count)
         .hex("lower_addr", h.lower_address);
   } else {
-    e.str("requester", tlp::bdf_str(h.requester_id));
+    e.bdf("requester", h.requester_id);
     if (tlp::is_non_posted(h.type)) e.u64("tag", h.tag);
     if (tlp::is_config(h.type)) {
-      e.str("target", tlp::bdf_str(h.target_id)).hex("reg", h.register_offset);
+      e.bdf("target", h.target_id).hex("reg", h.register_offset);
     } else if (tlp::is_message(h.type)) {
       e.hex("code", h.message_code);
     } else {

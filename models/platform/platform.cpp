@@ -228,7 +228,9 @@ void Platform::advance(uint64_t until_ps) {
     const uint64_t max = sc_max_time().value();
     const uint64_t span = std::min(until_ps, max) - now;
     try {
-      sc_start(sc_time::from_value(span), SC_RUN_TO_TIME);
+      // With no time to reach, stop when nothing is left to do rather than jump to the end of
+      // time; with one, advance to it (a Python timer is due then) even if idle before.
+      sc_start(sc_time::from_value(span), until_ps == UINT64_MAX ? SC_EXIT_ON_STARVATION : SC_RUN_TO_TIME);
     } catch (const sc_report& rep) {
       report_failure(std::string("SystemC error: ") + rep.what());
       throw std::runtime_error(rep.what());

@@ -2,6 +2,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
 #include <set>
 
 #include "family.h"
@@ -132,13 +133,40 @@ void parse_wires(const json& wires, PlatformSpec& spec) {
   }
 }
 
+// Deepest nesting of objects and arrays, strings skipped.
+size_t nesting_depth(const std::string& text) {
+  size_t depth = 0, deepest = 0;
+  bool in_string = false, escaped = false;
+  for (char c : text) {
+    if (in_string) {
+      if (escaped) escaped = false;
+      else if (c == '\\') escaped = true;
+      else if (c == '"') in_string = false;
+    } else if (c == '"') {
+      in_string = true;
+    } else if (c == '{' || c == '[') {
+      deepest = std::max(deepest, ++depth);
+    } else if ((c == '}' || c == ']') && depth > 0) {
+      --depth;
+    }
+  }
+  return deepest;
+}
+
 }  // namespace
 
 PlatformSpec parse_platform_doc(const std::string& text) {
+  // Bounded before parsing: the parser recurses once per nesting level.
+  if (text.size() > kMaxDocBytes)
+    throw DocError("$", "document of " + std::to_string(text.size()) + " bytes exceeds the limit of " +
+                            std::to_string(kMaxDocBytes));
+  const size_t depth = nesting_depth(text);
+  if (depth > kMaxDocDepth)
+    throw DocError("$", "nesting depth " + std::to_string(depth) + " exceeds the limit of " + std::to_string(kMaxDocDepth));
   json doc;
   try {
     doc = json::parse(text);
-  } catch (const json::parse_error& e) {
+  } catch (const json::exception& e) {  // parse errors, and numbers too large for any type
     throw DocError("$", std::string("not valid JSON: ") + e.what());
   }
   if (!doc.is_object()) throw DocError("$", "must be a JSON object");

@@ -54,5 +54,8 @@ struct PlatformSpec {
 PlatformSpec parse_platform_doc(const std::string& json_text);
 
 constexpr unsigned kMaxSlots = 32;
+// A platform document is small; these bound what a bad one can cost before it is refused.
+constexpr size_t kMaxDocBytes = 1 << 20;
+constexpr size_t kMaxDocDepth = 64;
 
 }  // namespace dpusim::platform

@@ -24,6 +24,10 @@ ROOT = os.environ.get("DPUSIM_ROOT", os.path.dirname(os.path.dirname(os.path.dir
 DEMO_SCENARIO = os.path.join(ROOT, "scenarios", "virtio_net_bringup.py")
 
 
+# What a run may write into its output directory (pcaps are one per wire, *.pcap).
+OUTPUT_FILES = ("events.jsonl", "waves.vcd", "study.json", "study.png", "trace.json")
+
+
 class UsageError(Exception):
     pass
 
@@ -61,8 +65,8 @@ def run_study(path, fn, main, seed, out):
 
 def outputs_in(out):
     """What a run wrote in DIR, in a stable order."""
-    names = ["events.jsonl", "waves.vcd"] + sorted(os.path.basename(p) for p in glob.glob(os.path.join(out, "*.pcap")))
-    names += [n for n in ("study.json", "study.png") if os.path.exists(os.path.join(out, n))]
+    names = list(OUTPUT_FILES[:2]) + sorted(os.path.basename(p) for p in glob.glob(os.path.join(out, "*.pcap")))
+    names += OUTPUT_FILES[2:]
     return [os.path.join(out, n) for n in names if os.path.exists(os.path.join(out, n))]
 
 

@@ -401,6 +401,11 @@ class Faults:
     def remove(self, rule):
         self._sim.platform.remove_fault(rule)
 
+    def systemc_report(self, severity, msg):
+        """Raises a SystemC report ("info" or "warning") as a model would: it goes to the
+        event log, and a warning fails the run."""
+        self._sim.platform.systemc_report(severity, msg)
+
 
 __all__ = ["Sim", "Future", "Task", "SimError", "InvariantViolation", "Deadlock", "SimTimeout", "Cancelled",
            "bdf_str", "INF"]

@@ -118,10 +118,13 @@ class PciHost:
     async def write(self, rid, off, value, size=4):
         await self.h.config_write(rid, off, value, size)
 
-    async def find_capability(self, rid, cap_id):
-        """pci_find_capability: the standard list, at most PCI_FIND_CAP_TTL hops."""
+    async def capabilities(self, rid):
+        """The standard capability list as (id, offset), walked as pci_find_capability does:
+        from PCI_CAPABILITY_LIST & ~3, stopping below 0x40, at ID 0xff or after
+        PCI_FIND_CAP_TTL hops."""
+        caps = []
         if not (await self.read(rid, PCI_STATUS, 2)) & PCI_STATUS_CAP_LIST:
-            return None
+            return caps
         pos = (await self.read(rid, PCI_CAPABILITY_LIST, 1)) & ~3
         for _ in range(PCI_FIND_CAP_TTL):
             if pos < 0x40:
@@ -129,10 +132,9 @@ class PciHost:
             ident = await self.read(rid, pos, 2)
             if ident & 0xFF == 0xFF:
                 break
-            if ident & 0xFF == cap_id:
-                return pos
+            caps.append((ident & 0xFF, pos))
             pos = (ident >> 8) & ~3
-        return None
+        return caps
 
     # -- enumeration --------------------------------------------------------------------------
     async def scan_function(self, rid, parent):
@@ -149,16 +151,7 @@ class PciHost:
 
     async def walk_capabilities(self, dev):
         rid = dev.rid
-        if (await self.read(rid, PCI_STATUS, 2)) & PCI_STATUS_CAP_LIST:
-            pos = (await self.read(rid, PCI_CAPABILITY_LIST, 1)) & ~3
-            for _ in range(PCI_FIND_CAP_TTL):
-                if pos < 0x40:
-                    break
-                ident = await self.read(rid, pos, 2)
-                if ident & 0xFF == 0xFF:
-                    break
-                dev.caps.append((ident & 0xFF, pos))
-                pos = (ident >> 8) & ~3
+        dev.caps = await self.capabilities(rid)
         exp = dev.cap(PCI_CAP_ID_EXP)
         if exp is None:
             return
