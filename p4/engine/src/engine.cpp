@@ -40,14 +40,13 @@ void Engine::Impl::init_tables() {
   for (std::size_t i = 0; i < program.tables.size(); ++i) {
     const TableInfo& t = program.tables[i];
     TableRuntime& rt = tables[i];
-    rt.store.key_bytes = t.key_bytes;
-    rt.store.data_limbs = t.data_limbs;
+    // Empty shells: memory comes with the first entry.
+    rt.exact.init(t.key_bytes, t.data_limbs);
+    rt.lpm.init(t.key_bytes, t.data_limbs);
+    rt.store.init(t.key_bytes, t.data_limbs);
+    rt.ternary = std::make_unique<TernaryIndex>(&rt.store);
     rt.default_entry = t.default_entry;
     if (t.match_type == TableMatchType::kLpm) rt.lpm_base_bits = t.key_bytes * 8 - t.keys[t.lpm_key].width;
-    // The lookup structures are empty shells; memory comes with the first entry.
-    rt.exact = std::make_unique<ExactIndex>(&rt.store);
-    rt.lpm = std::make_unique<LpmIndex>(&rt.store);
-    rt.ternary = std::make_unique<TernaryIndex>(&rt.store);
   }
 }
 
@@ -126,7 +125,7 @@ std::vector<TableDesc> Engine::describe_tables() const {
       d.actions.push_back(std::move(ad));
     }
     d.max_size = t.max_size;
-    d.entries = impl_->tables[i].store.count;
+    d.entries = impl_->tables[i].count;
     d.immutable = t.immutable;
     out.push_back(std::move(d));
   }

@@ -34,7 +34,8 @@ struct Engine::Impl {
   bool apply(const TableUpdate& u, UpdateError* error);
   bool canonical_key(const TableInfo& t, const TableUpdate& u, CanonicalEntry* e, UpdateError* error) const;
   bool canonical_action(const TableInfo& t, const TableUpdate& u, CanonicalEntry* e, UpdateError* error) const;
-  int find_entry(int table, const CanonicalEntry& e) const;
+  // The identical entry's meta word (followed by its data), or null.
+  std::uint64_t* find_entry(int table, const CanonicalEntry& e);
   bool insert_entry(int table, const CanonicalEntry& e, UpdateError* error);
 };
 

@@ -15,13 +15,15 @@ namespace dpusim::p4 {
 
 // The mutable half of a table: its entries, its lookup structure and its current default.
 struct TableRuntime {
-  EntryStore store;
-  std::unique_ptr<ExactIndex> exact;
-  std::unique_ptr<LpmIndex> lpm;
+  RecordHash exact;                        // exact tables
+  LpmTable lpm;                            // LPM tables
+  EntryStore store;                        // ternary tables
   std::unique_ptr<TernaryIndex> ternary;
   DefaultEntry default_entry;
-  // The LPM index's prefix in bits over the whole key for an LPM-field prefix of `len`.
+  // An LPM field's prefix of n bits is a prefix of lpm_base_bits + n bits of the whole key
+  // (the exact fields before it, and the field's own byte padding, count in full).
   int lpm_base_bits = 0;
+  std::size_t count = 0;
 };
 
 struct FrameState {

@@ -204,23 +204,28 @@ void Executor::build_key(const TableInfo& t) {
 int Executor::apply_table(int index) {
   const TableInfo& t = p_.tables[index];
   TableRuntime& rt = tables_[static_cast<std::size_t>(index)];
-  int slot = -1;
-  if (rt.store.count > 0) {
+  // The entry's meta word (action, rank) followed by its runtime data.
+  const std::uint64_t* meta = nullptr;
+  if (rt.count > 0) {
     build_key(t);
     switch (t.match_type) {
-      case TableMatchType::kExact: slot = rt.exact->find(st.key.data()); break;
-      case TableMatchType::kLpm: slot = rt.lpm->lookup(st.key.data()); break;
-      case TableMatchType::kTernary: slot = rt.ternary->lookup(st.key.data(), st.key_scratch.data()); break;
+      case TableMatchType::kExact: meta = rt.exact.find(st.key.data(), 0); break;
+      case TableMatchType::kLpm: meta = rt.lpm.lookup(st.key.data(), st.key_scratch.data()); break;
+      case TableMatchType::kTernary: {
+        int slot = rt.ternary->lookup(st.key.data(), st.key_scratch.data());
+        if (slot >= 0) meta = rt.store.meta(slot);
+        break;
+      }
       case TableMatchType::kRange: break;
     }
   }
-  if (slot >= 0) {
-    int action = rt.store.action[static_cast<std::size_t>(slot)];
-    run_action(action, rt.store.entry_data(slot));
+  if (meta != nullptr) {
+    int action = meta_action(*meta);
+    run_action(action, meta + 1);
     return t.hit_miss ? t.next_hit : t.next_by_action[static_cast<std::size_t>(action)];
   }
   if (rt.default_entry.present) {
-    // A copy would allocate; the default cannot change while the frame runs.
+    // Not copied (a copy would allocate): nothing changes a default while a frame runs.
     run_action(rt.default_entry.action, rt.default_entry.data.data());
     return t.hit_miss ? t.next_miss : t.next_by_action[static_cast<std::size_t>(rt.default_entry.action)];
   }

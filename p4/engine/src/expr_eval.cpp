@@ -70,6 +70,17 @@ void Executor::eval(int node, Value& out) {
       load_field(p_.headers[h].first_field + n.b, out);
       return;
     }
+    case ExprOp::kUnionStackLastField: {
+      std::uint32_t next = st.union_stack_next[n.a];
+      if (next == 0) {
+        out.clear();
+        fault("read of the last element of an empty header union stack");
+        return;
+      }
+      int h = p_.unions[p_.union_stacks[n.a].unions[next - 1]].headers[n.b];
+      load_field(p_.headers[h].first_field + n.c, out);
+      return;
+    }
     case ExprOp::kLookahead: {
       std::size_t start = st.cursor * 8 + static_cast<std::size_t>(n.a);
       out.clear();

@@ -54,6 +54,7 @@ void Loader::load() {
       }
     }
   }
+  load_externs();  // an extern the target lacks is the feature to name, before anything else
   load_header_types();
   load_headers();
   load_stacks_and_unions();
@@ -61,7 +62,6 @@ void Loader::load() {
   load_field_aliases();
   resolve_v1model_fields();
   layout_phv();
-  load_externs();
   load_actions();
   load_parser();
   load_deparser();

@@ -55,6 +55,10 @@ int Loader::static_width(int node) const {
       const HeaderTypeInfo& t = p_.header_types[p_.stacks[n.a].type];
       return t.fields[n.b].second;
     }
+    case ExprOp::kUnionStackLastField: {
+      const UnionInfo& u0 = p_.unions[p_.union_stacks[n.a].unions[0]];
+      return p_.header_types[p_.headers[u0.headers[n.b]].type].fields[n.c].second;
+    }
     case ExprOp::kAccessField: {
       const ExprNode& h = p_.exprs[n.a];
       int type = -1;
@@ -152,6 +156,24 @@ int Loader::expr(const Json& v, const ExprScope& scope, const std::string& where
       if (t.fields[k].first == val[1].get<std::string>())
         return add_node(ExprOp::kStackLastField, ExprKind::kData, it->second, static_cast<int>(k));
     refuse(LoadCode::kDanglingRef, where + " names field '" + val[1].get<std::string>() + "' of stack '" + val[0].get<std::string>() + "', which does not exist");
+  }
+  if (type == "union_stack_field") {
+    if (!scope.parser) refuse(LoadCode::kOperandKind, where + ": union_stack_field outside a parser");
+    if (!val.is_array() || val.size() != 3 || !val[0].is_string() || !val[1].is_string() || !val[2].is_string())
+      refuse(LoadCode::kSchema, where + ": union_stack_field is not a [stack, member, field] triple");
+    auto it = p_.union_stack_by_name.find(val[0].get<std::string>());
+    if (it == p_.union_stack_by_name.end())
+      refuse(LoadCode::kDanglingRef, where + " names header union stack '" + val[0].get<std::string>() + "', which does not exist");
+    const UnionInfo& u0 = p_.unions[p_.union_stacks[it->second].unions[0]];
+    for (std::size_t m = 0; m < u0.members.size(); ++m) {
+      if (u0.members[m] != val[1].get<std::string>()) continue;
+      const HeaderTypeInfo& t = p_.header_types[p_.headers[u0.headers[m]].type];
+      for (std::size_t k = 0; k < t.fields.size(); ++k)
+        if (t.fields[k].first == val[2].get<std::string>())
+          return add_node(ExprOp::kUnionStackLastField, ExprKind::kData, it->second, static_cast<int>(m), static_cast<int>(k));
+    }
+    refuse(LoadCode::kDanglingRef, where + " names member field '" + val[1].get<std::string>() + "." + val[2].get<std::string>() +
+                                       "' of union stack '" + val[0].get<std::string>() + "', which does not exist");
   }
   if (type == "lookahead") {
     if (!scope.parser) refuse(LoadCode::kOperandKind, where + ": lookahead outside a parser");

@@ -177,11 +177,30 @@ void Loader::load_stacks_and_unions() {
     p_.stacks.push_back(std::move(si));
   }
   ids.clear();
+  std::map<std::string, std::vector<std::pair<std::string, int>>> union_types;  // members: name, type
+  std::map<std::string, int> type_by_name;
+  for (std::size_t i = 0; i < p_.header_types.size(); ++i) type_by_name[p_.header_types[i].name] = static_cast<int>(i);
+  for (const Json& ut : array(doc_, "header_union_types", P4_MAX_UNIONS, "program")) {
+    std::string un = name(ut, "header union type");
+    std::string where = "header union type '" + un + "'";
+    std::vector<std::pair<std::string, int>> members;
+    for (const Json& m : array(ut, "headers", P4_MAX_FIELDS_PER_HEADER, where, false)) {
+      if (!m.is_array() || m.size() != 2 || !m[0].is_string() || !m[1].is_string())
+        refuse(LoadCode::kSchema, where + ": a member is not a [name, header type] pair");
+      check_name(m[0].get<std::string>(), where + " member");
+      auto t = type_by_name.find(m[1].get<std::string>());
+      if (t == type_by_name.end()) refuse(LoadCode::kDanglingRef, where + " names header type '" + m[1].get<std::string>() + "', which does not exist");
+      members.emplace_back(m[0].get<std::string>(), t->second);
+    }
+    if (!union_types.emplace(un, std::move(members)).second) refuse(LoadCode::kDuplicate, "duplicate header union type name '" + un + "'");
+  }
   for (const Json& u : array(doc_, "header_unions", P4_MAX_UNIONS, "program")) {
     UnionInfo ui;
     ui.name = name(u, "header union");
     std::string where = "header union '" + ui.name + "'";
     ui.id = static_cast<int>(integer(u, "id", where, 0, INT32_MAX));
+    auto ut = union_types.find(string(u, "union_type", where));
+    if (ut == union_types.end()) refuse(LoadCode::kDanglingRef, where + " has an undeclared union type");
     if (!ids.insert(ui.id).second) refuse(LoadCode::kDuplicate, where + ": duplicate header union id");
     if (!p_.union_by_name.emplace(ui.name, static_cast<int>(p_.unions.size())).second)
       refuse(LoadCode::kDuplicate, "duplicate header union name '" + ui.name + "'");
@@ -193,6 +212,15 @@ void Loader::load_stacks_and_unions() {
       hi.union_index = static_cast<int>(p_.unions.size());
       hi.union_member = static_cast<int>(ui.headers.size());
       ui.headers.push_back(h);
+    }
+    if (ui.headers.size() != ut->second.size())
+      refuse(LoadCode::kOperandKind, where + " has " + std::to_string(ui.headers.size()) + " headers; its type has " +
+                                         std::to_string(ut->second.size()) + " members");
+    for (std::size_t m = 0; m < ui.headers.size(); ++m) {
+      if (p_.headers[ui.headers[m]].type != ut->second[m].second)
+        refuse(LoadCode::kOperandKind, where + ": header '" + p_.headers[ui.headers[m]].name + "' is not of member '" +
+                                           ut->second[m].first + "''s type");
+      ui.members.push_back(ut->second[m].first);
     }
     p_.unions.push_back(std::move(ui));
   }

@@ -87,12 +87,8 @@ void Loader::load_parser() {
             refuse(LoadCode::kDanglingRef, ow + " names header union stack '" + val[0].get<std::string>() + "', which does not exist");
           const UnionInfo& u0 = p_.unions[p_.union_stacks[it->second].unions[0]];
           int member_index = -1;
-          for (std::size_t m = 0; m < u0.headers.size(); ++m) {
-            const std::string& hn = p_.headers[u0.headers[m]].name;
-            std::string suffix = "." + val[1].get<std::string>();
-            if (hn.size() >= suffix.size() && hn.compare(hn.size() - suffix.size(), suffix.size(), suffix) == 0)
-              member_index = static_cast<int>(m);
-          }
+          for (std::size_t m = 0; m < u0.members.size(); ++m)
+            if (u0.members[m] == val[1].get<std::string>()) member_index = static_cast<int>(m);
           if (member_index < 0) refuse(LoadCode::kDanglingRef, ow + " names union member '" + val[1].get<std::string>() + "', which does not exist");
           pop.kind = ParseOpKind::kExtractUnionStack;
           pop.a = it->second;
@@ -136,8 +132,6 @@ void Loader::load_parser() {
       st.ops.push_back(std::move(pop));
     }
     for (const Json& kj : array(sj, "transition_key", P4_MAX_KEY_FIELDS, where)) {
-      if (kj.is_object() && find(kj, "type") && *find(kj, "type") == "union_stack_field")
-        refuse_feature("union_stack_field select keys", where);
       KeyPart part;
       part.expr = expr_of_kind(kj, ExprKind::kData, scope, where + " transition key");
       const ExprNode& n = p_.exprs[part.expr];
@@ -153,6 +147,8 @@ void Loader::load_parser() {
       std::string tw = where + " transition";
       const Json* tt = find(tj, "type");
       std::string type = (tt == nullptr || tt->is_null()) ? "hexstr" : string(tj, "type", tw);
+      // Legacy p4c-bm JSON has no "type" and writes the default as "value": "default".
+      if (tt == nullptr && find(tj, "value") != nullptr && *find(tj, "value") == "default") type = "default";
       int next = state_ref(member(tj, "next_state", tw), tw);
       if (type == "default") {
         // bmv2 takes the default only after every value case has failed, wherever the

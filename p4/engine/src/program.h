@@ -61,6 +61,7 @@ struct UnionInfo {
   std::string name;
   int id = 0;
   std::vector<int> headers;
+  std::vector<std::string> members;  // member names, from the union type
   int union_stack = -1;
 };
 
@@ -85,6 +86,7 @@ enum class ExprOp : std::uint8_t {
   kUnion,           // a = header union id
   kUnionStack,      // a = header union stack id
   kStackLastField,  // a = stack id, b = field offset: the last extracted element's field
+  kUnionStackLastField,  // a = union stack id, b = member, c = field offset (parser keys)
   kLookahead,       // a = bit offset, b = width (parser only)
   // data
   kAdd, kSub, kMul, kDiv, kMod, kShl, kShr, kBitAnd, kBitOr, kBitXor, kBitNeg,

@@ -1,4 +1,4 @@
-// Lookup structures of the tables (see tables.h for why each one).
+// Entry storage, the record hash and the ternary index (see tables.h for why each one).
 #include <algorithm>
 #include <cstring>
 
@@ -6,28 +6,16 @@
 
 namespace dpusim::p4 {
 
-int EntryStore::allocate() {
-  if (!free_slots.empty()) {
-    int slot = free_slots.back();
-    free_slots.pop_back();
-    return slot;
-  }
-  int slot = static_cast<int>(action.size());
-  keys.resize(keys.size() + static_cast<std::size_t>(key_bytes));
-  masks.resize(masks.size() + static_cast<std::size_t>(key_bytes));
-  data.resize(data.size() + static_cast<std::size_t>(data_limbs));
-  action.push_back(-1);
-  priority.push_back(0);
-  prefix_len.push_back(0);
-  seq.push_back(0);
-  next.push_back(-1);
-  return slot;
+namespace {
+
+// A record of up to a cache line is padded to a power of two words, so none straddles two.
+int padded(int words) {
+  if (words <= 8)
+    while (words & (words - 1)) ++words;
+  return words;
 }
 
-void EntryStore::release(int slot) {
-  action[slot] = -1;
-  free_slots.push_back(slot);
-}
+}  // namespace
 
 std::uint64_t hash_bytes(const std::uint8_t* p, int n) {
   // A multiply-xorshift mix over 8-byte words: keys here are short and fixed-length, and
@@ -50,182 +38,153 @@ std::uint64_t hash_bytes(const std::uint8_t* p, int n) {
   return h;
 }
 
-// --- ExactIndex ------------------------------------------------------------------------
+// --- EntryStore ------------------------------------------------------------------------
 
-int ExactIndex::find_hashed(const std::uint8_t* key, std::uint64_t h) const {
-  if (buckets_.empty()) return -1;
-  const std::size_t mask = buckets_.size() - 1;
-  const auto tag = static_cast<std::uint32_t>(h);
-  const auto kb = static_cast<std::size_t>(store_->key_bytes);
-  for (std::size_t i = tag & mask;; i = (i + 1) & mask) {
-    const Bucket& b = buckets_[i];
-    if (b.slot < 0) return -1;
-    if (b.tag == tag && std::memcmp(store_->key(b.slot), key, kb) == 0) return b.slot;
-  }
+void EntryStore::init(int key_bytes_, int data_limbs_) {
+  key_bytes = key_bytes_;
+  data_limbs = data_limbs_;
+  key_words = (key_bytes + 7) / 8;
+  stride = padded(key_words + 1 + data_limbs);
 }
 
-void ExactIndex::grow() {
-  std::vector<Bucket> old = std::move(buckets_);
-  buckets_.assign(old.empty() ? 16 : old.size() * 2, Bucket{0, -1});
-  const std::size_t mask = buckets_.size() - 1;
-  for (const Bucket& b : old) {
-    if (b.slot < 0) continue;
-    std::size_t i = b.tag & mask;
-    while (buckets_[i].slot >= 0) i = (i + 1) & mask;
-    buckets_[i] = b;
+int EntryStore::add(const std::uint8_t* key, std::uint64_t m, const std::uint64_t* data) {
+  int slot;
+  if (!free_slots.empty()) {
+    slot = free_slots.back();
+    free_slots.pop_back();
+  } else {
+    slot = static_cast<int>(seq.size());
+    recs.resize(recs.size() + static_cast<std::size_t>(stride), 0);
+    masks.resize(masks.size() + static_cast<std::size_t>(key_bytes));
+    seq.push_back(0);
+    next.push_back(-1);
   }
+  std::uint64_t* r = &recs[rec(slot)];
+  std::fill(r, r + stride, 0);
+  std::memcpy(r, key, static_cast<std::size_t>(key_bytes));
+  r[key_words] = m;
+  std::copy(data, data + data_limbs, r + key_words + 1);
+  seq[static_cast<std::size_t>(slot)] = next_seq++;
+  next[static_cast<std::size_t>(slot)] = -1;
+  ++count;
+  return slot;
 }
 
-void ExactIndex::insert(int slot) {
-  // Load factor at most 1/2 keeps probe sequences short.
-  if ((size_ + 1) * 2 > buckets_.size()) grow();
-  const auto tag = static_cast<std::uint32_t>(hash_bytes(store_->key(slot), store_->key_bytes));
-  const std::size_t mask = buckets_.size() - 1;
-  std::size_t i = tag & mask;
-  while (buckets_[i].slot >= 0) i = (i + 1) & mask;
-  buckets_[i] = Bucket{tag, slot};
-  ++size_;
+void EntryStore::release(int slot) {
+  *meta(slot) = make_meta(-1, 0);
+  free_slots.push_back(slot);
+  --count;
 }
 
-void ExactIndex::erase(int slot) {
-  if (buckets_.empty()) return;
-  const auto tag = static_cast<std::uint32_t>(hash_bytes(store_->key(slot), store_->key_bytes));
-  const std::size_t mask = buckets_.size() - 1;
-  std::size_t i = tag & mask;
-  while (buckets_[i].slot != slot) {
-    if (buckets_[i].slot < 0) return;
-    i = (i + 1) & mask;
-  }
-  // Backward-shift deletion: pull later members of the run into the hole unless their
-  // home position lies cyclically in (hole, their position].
-  std::size_t k = i;
-  for (;;) {
-    k = (k + 1) & mask;
-    if (buckets_[k].slot < 0) break;
-    std::size_t home = buckets_[k].tag & mask;
-    bool stays = (i <= k) ? (i < home && home <= k) : (i < home || home <= k);
-    if (stays) continue;
-    buckets_[i] = buckets_[k];
-    i = k;
-  }
-  buckets_[i].slot = -1;
-  --size_;
+// --- RecordHash ------------------------------------------------------------------------
+
+void RecordHash::init(int key_bytes, int data_limbs) {
+  key_bytes_ = key_bytes;
+  key_words_ = (key_bytes + 7) / 8;
+  data_limbs_ = data_limbs;
+  stride_ = padded(1 + key_words_ + 1 + data_limbs);
 }
 
-// --- LpmIndex --------------------------------------------------------------------------
+std::uint64_t RecordHash::hash(const std::uint8_t* key, int len) const {
+  return hash_bytes(key, key_bytes_) ^ (static_cast<std::uint64_t>(len + 1) * 0x9e3779b97f4a7c15ull);
+}
 
 namespace {
 
-inline int nibble(const std::uint8_t* key, int i) { return (i & 1) ? (key[i >> 1] & 0xf) : (key[i >> 1] >> 4); }
+// Header word of a record: the hash's low 32 bits (its home slot) and length + 1; 0 = empty.
+inline std::uint64_t header(std::uint64_t h, int len) {
+  return (h << 32) | static_cast<std::uint32_t>(len + 1);
+}
 
 }  // namespace
 
-int LpmIndex::new_node() {
-  int n;
-  if (!free_nodes_.empty()) {
-    n = free_nodes_.back();
-    free_nodes_.pop_back();
-  } else {
-    n = static_cast<int>(nodes_.size());
-    nodes_.emplace_back();
+const std::uint64_t* RecordHash::find(const std::uint8_t* key, int len, std::uint64_t h) const {
+  if (capacity_ == 0) return nullptr;
+  const std::size_t mask = capacity_ - 1;
+  const std::uint64_t want = header(h, len);
+  const auto kb = static_cast<std::size_t>(key_bytes_);
+  for (std::size_t i = static_cast<std::uint32_t>(h) & mask;; i = (i + 1) & mask) {
+    const std::uint64_t* r = &words_[i * static_cast<std::size_t>(stride_)];
+    if (r[0] == 0) return nullptr;
+    if (r[0] == want && std::memcmp(r + 1, key, kb) == 0) return r + 1 + key_words_;
   }
-  Node& node = nodes_[n];
-  std::fill(std::begin(node.child), std::end(node.child), -1);
-  std::fill(std::begin(node.own), std::end(node.own), -1);
-  node.used = 0;
-  return n;
 }
 
-int LpmIndex::lookup(const std::uint8_t* key) const {
-  if (nodes_.empty()) return -1;
-  const int nibbles = store_->key_bytes * 2;
-  int best = nodes_[0].own[0];
-  int node = 0;
-  for (int d = 0; d < nibbles; ++d) {
-    const Node& n = nodes_[node];
-    const int nib = nibble(key, d);
-    // Longest within this nibble first; a deeper node's match overrides later.
-    if (n.own[15 + nib] >= 0) best = n.own[15 + nib];
-    else if (n.own[7 + (nib >> 1)] >= 0) best = n.own[7 + (nib >> 1)];
-    else if (n.own[3 + (nib >> 2)] >= 0) best = n.own[3 + (nib >> 2)];
-    else if (n.own[1 + (nib >> 3)] >= 0) best = n.own[1 + (nib >> 3)];
-    node = n.child[nib];
-    if (node < 0) break;
+void RecordHash::grow() {
+  std::vector<std::uint64_t> old = std::move(words_);
+  std::size_t old_capacity = capacity_;
+  capacity_ = old_capacity == 0 ? 16 : old_capacity * 2;
+  words_.assign(capacity_ * static_cast<std::size_t>(stride_), 0);
+  const std::size_t mask = capacity_ - 1;
+  for (std::size_t k = 0; k < old_capacity; ++k) {
+    const std::uint64_t* r = &old[k * static_cast<std::size_t>(stride_)];
+    if (r[0] == 0) continue;
+    std::size_t i = (r[0] >> 32) & mask;
+    while (words_[i * static_cast<std::size_t>(stride_)] != 0) i = (i + 1) & mask;
+    std::copy(r, r + stride_, &words_[i * static_cast<std::size_t>(stride_)]);
   }
-  return best;
 }
 
-int LpmIndex::find(const std::uint8_t* key, int prefix_bits) const {
-  if (nodes_.empty()) return -1;
-  if (prefix_bits == 0) return nodes_[0].own[0];
-  int depth = (prefix_bits - 1) / 4, b = prefix_bits - 4 * depth;
-  int node = 0;
-  for (int d = 0; d < depth; ++d) {
-    node = nodes_[node].child[nibble(key, d)];
-    if (node < 0) return -1;
-  }
-  return nodes_[node].own[(1 << b) - 1 + (nibble(key, depth) >> (4 - b))];
+void RecordHash::insert(const std::uint8_t* key, int len, std::uint64_t meta, const std::uint64_t* data) {
+  // Load factor at most 1/2 keeps probe runs short.
+  if ((size_ + 1) * 2 > capacity_) grow();
+  const std::uint64_t h = hash(key, len);
+  const std::size_t mask = capacity_ - 1;
+  std::size_t i = static_cast<std::uint32_t>(h) & mask;
+  while (words_[i * static_cast<std::size_t>(stride_)] != 0) i = (i + 1) & mask;
+  std::uint64_t* r = &words_[i * static_cast<std::size_t>(stride_)];
+  std::fill(r, r + stride_, 0);
+  r[0] = header(h, len);
+  std::memcpy(r + 1, key, static_cast<std::size_t>(key_bytes_));
+  r[1 + key_words_] = meta;
+  std::copy(data, data + data_limbs_, r + 2 + key_words_);
+  ++size_;
 }
 
-void LpmIndex::insert(int slot, int prefix_bits) {
-  if (nodes_.empty()) new_node();
-  const std::uint8_t* key = store_->key(slot);
-  if (prefix_bits == 0) {
-    if (nodes_[0].own[0] < 0) ++nodes_[0].used;
-    nodes_[0].own[0] = slot;
-    return;
+bool RecordHash::erase(const std::uint8_t* key, int len) {
+  const std::uint64_t* m = find(key, len);
+  if (m == nullptr) return false;
+  const std::size_t s = static_cast<std::size_t>(stride_);
+  std::size_t i = static_cast<std::size_t>(m - words_.data()) / s;
+  const std::size_t mask = capacity_ - 1;
+  // Backward-shift deletion: pull later members of the run into the hole unless their
+  // home slot lies cyclically in (hole, their position].
+  std::size_t k = i;
+  for (;;) {
+    k = (k + 1) & mask;
+    if (words_[k * s] == 0) break;
+    std::size_t home = (words_[k * s] >> 32) & mask;
+    bool stays = (i <= k) ? (i < home && home <= k) : (i < home || home <= k);
+    if (stays) continue;
+    std::copy(&words_[k * s], &words_[k * s] + s, &words_[i * s]);
+    i = k;
   }
-  int depth = (prefix_bits - 1) / 4, b = prefix_bits - 4 * depth;
-  int node = 0;
-  for (int d = 0; d < depth; ++d) {
-    int nib = nibble(key, d);
-    int c = nodes_[node].child[nib];
-    if (c < 0) {
-      c = new_node();  // may move nodes_: index again below
-      nodes_[node].child[nib] = c;
-      ++nodes_[node].used;
-    }
-    node = c;
-  }
-  std::int32_t& own = nodes_[node].own[(1 << b) - 1 + (nibble(key, depth) >> (4 - b))];
-  if (own < 0) ++nodes_[node].used;
-  own = slot;
-}
-
-void LpmIndex::erase(int slot, int prefix_bits) {
-  if (nodes_.empty()) return;
-  const std::uint8_t* key = store_->key(slot);
-  if (prefix_bits == 0) {
-    if (nodes_[0].own[0] == slot) {
-      nodes_[0].own[0] = -1;
-      --nodes_[0].used;
-    }
-    return;
-  }
-  int depth = (prefix_bits - 1) / 4, b = prefix_bits - 4 * depth;
-  std::vector<int> path{0};
-  for (int d = 0; d < depth; ++d) {
-    int c = nodes_[path.back()].child[nibble(key, d)];
-    if (c < 0) return;
-    path.push_back(c);
-  }
-  std::int32_t& own = nodes_[path.back()].own[(1 << b) - 1 + (nibble(key, depth) >> (4 - b))];
-  if (own != slot) return;
-  own = -1;
-  --nodes_[path.back()].used;
-  // Free nodes left empty, bottom up (never the root).
-  for (int d = depth; d > 0 && nodes_[path[d]].used == 0; --d) {
-    free_nodes_.push_back(path[d]);
-    nodes_[path[d - 1]].child[nibble(key, d - 1)] = -1;
-    --nodes_[path[d - 1]].used;
-  }
+  std::fill(&words_[i * s], &words_[i * s] + s, 0);
+  --size_;
+  return true;
 }
 
 // --- TernaryIndex ----------------------------------------------------------------------
 
+int TernaryIndex::Heads::find(const std::uint8_t* key) const {
+  const std::uint64_t* m = hash.find(key, 0);
+  return m == nullptr ? -1 : meta_action(*m);
+}
+
+void TernaryIndex::Heads::set(const std::uint8_t* key, int slot) {
+  std::uint64_t* m = hash.find_mut(key, 0);
+  if (slot < 0) {
+    if (m != nullptr) hash.erase(key, 0);
+  } else if (m != nullptr) {
+    *m = make_meta(slot, 0);
+  } else {
+    hash.insert(key, 0, make_meta(slot, 0), nullptr);
+  }
+}
+
 bool TernaryIndex::better(int a, int b) const {
-  if (store_->priority[a] != store_->priority[b]) return store_->priority[a] > store_->priority[b];
-  return store_->seq[a] < store_->seq[b];
+  if (store_->rank(a) != store_->rank(b)) return store_->rank(a) > store_->rank(b);
+  return store_->seq[static_cast<std::size_t>(a)] < store_->seq[static_cast<std::size_t>(b)];
 }
 
 TernaryIndex::Group* TernaryIndex::group_for(const std::uint8_t* mask) const {
@@ -237,9 +196,7 @@ TernaryIndex::Group* TernaryIndex::group_for(const std::uint8_t* mask) const {
 
 void TernaryIndex::reorder() {
   std::stable_sort(groups_.begin(), groups_.end(),
-                   [](const std::unique_ptr<Group>& a, const std::unique_ptr<Group>& b) {
-                     return a->max_priority > b->max_priority;
-                   });
+                   [](const std::unique_ptr<Group>& a, const std::unique_ptr<Group>& b) { return a->max_priority > b->max_priority; });
 }
 
 int TernaryIndex::lookup(const std::uint8_t* key, std::uint8_t* scratch) const {
@@ -247,7 +204,7 @@ int TernaryIndex::lookup(const std::uint8_t* key, std::uint8_t* scratch) const {
   int best = -1;
   for (const auto& g : groups_) {
     // Groups come by their best priority: once that cannot beat the match, none can.
-    if (best >= 0 && g->max_priority < store_->priority[best]) break;
+    if (best >= 0 && g->max_priority < store_->rank(best)) break;
     const std::uint8_t* m = g->mask.data();
     for (int i = 0; i < kb; ++i) scratch[i] = key[i] & m[i];
     int s = g->heads->find(scratch);
@@ -259,8 +216,8 @@ int TernaryIndex::lookup(const std::uint8_t* key, std::uint8_t* scratch) const {
 int TernaryIndex::find(const std::uint8_t* key, const std::uint8_t* mask, std::int32_t priority) const {
   Group* g = group_for(mask);
   if (g == nullptr) return -1;
-  for (int s = g->heads->find(key); s >= 0; s = store_->next[s])
-    if (store_->priority[s] == priority) return s;
+  for (int s = g->heads->find(key); s >= 0; s = store_->next[static_cast<std::size_t>(s)])
+    if (store_->rank(s) == priority) return s;
   return -1;
 }
 
@@ -269,25 +226,25 @@ void TernaryIndex::insert(int slot) {
   if (g == nullptr) {
     auto ng = std::make_unique<Group>();
     ng->mask.assign(store_->mask(slot), store_->mask(slot) + store_->key_bytes);
-    ng->heads = std::make_unique<ExactIndex>(store_);
+    ng->heads = std::make_unique<Heads>(store_);
+    ng->heads->hash.init(store_->key_bytes, 0);
     g = ng.get();
     groups_.push_back(std::move(ng));
   }
-  int head = g->heads->find(store_->key(slot));
-  if (head < 0) {
-    store_->next[slot] = -1;
-    g->heads->insert(slot);
-  } else if (better(slot, head)) {
-    store_->next[slot] = head;
-    g->heads->erase(head);
-    g->heads->insert(slot);
+  auto& next = store_->next;
+  const std::uint8_t* key = store_->key(slot);
+  int head = g->heads->find(key);
+  if (head < 0 || better(slot, head)) {
+    next[static_cast<std::size_t>(slot)] = head;
+    g->heads->set(key, slot);
   } else {
     int prev = head;
-    while (store_->next[prev] >= 0 && better(store_->next[prev], slot)) prev = store_->next[prev];
-    store_->next[slot] = store_->next[prev];
-    store_->next[prev] = slot;
+    while (next[static_cast<std::size_t>(prev)] >= 0 && better(next[static_cast<std::size_t>(prev)], slot))
+      prev = next[static_cast<std::size_t>(prev)];
+    next[static_cast<std::size_t>(slot)] = next[static_cast<std::size_t>(prev)];
+    next[static_cast<std::size_t>(prev)] = slot;
   }
-  ++g->priorities[store_->priority[slot]];
+  ++g->priorities[store_->rank(slot)];
   g->max_priority = g->priorities.rbegin()->first;
   reorder();
 }
@@ -295,19 +252,20 @@ void TernaryIndex::insert(int slot) {
 void TernaryIndex::erase(int slot) {
   Group* g = group_for(store_->mask(slot));
   if (g == nullptr) return;
-  int head = g->heads->find(store_->key(slot));
+  auto& next = store_->next;
+  const std::uint8_t* key = store_->key(slot);
+  int head = g->heads->find(key);
   if (head == slot) {
-    g->heads->erase(slot);
-    if (store_->next[slot] >= 0) g->heads->insert(store_->next[slot]);
+    g->heads->set(key, next[static_cast<std::size_t>(slot)]);
   } else {
-    for (int s = head; s >= 0; s = store_->next[s])
-      if (store_->next[s] == slot) {
-        store_->next[s] = store_->next[slot];
+    for (int s = head; s >= 0; s = next[static_cast<std::size_t>(s)])
+      if (next[static_cast<std::size_t>(s)] == slot) {
+        next[static_cast<std::size_t>(s)] = next[static_cast<std::size_t>(slot)];
         break;
       }
   }
-  store_->next[slot] = -1;
-  auto it = g->priorities.find(store_->priority[slot]);
+  next[static_cast<std::size_t>(slot)] = -1;
+  auto it = g->priorities.find(store_->rank(slot));
   if (it != g->priorities.end() && --it->second == 0) g->priorities.erase(it);
   if (g->priorities.empty()) {
     groups_.erase(std::find_if(groups_.begin(), groups_.end(), [g](const std::unique_ptr<Group>& x) { return x.get() == g; }));

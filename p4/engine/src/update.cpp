@@ -208,42 +208,41 @@ bool Engine::Impl::canonical_action(const TableInfo& t, const TableUpdate& u, Ca
   return true;
 }
 
-int Engine::Impl::find_entry(int table, const CanonicalEntry& e) const {
-  const TableRuntime& rt = tables[static_cast<std::size_t>(table)];
-  if (rt.store.count == 0) return -1;
+std::uint64_t* Engine::Impl::find_entry(int table, const CanonicalEntry& e) {
+  TableRuntime& rt = tables[static_cast<std::size_t>(table)];
+  if (rt.count == 0) return nullptr;
   switch (program.tables[static_cast<std::size_t>(table)].match_type) {
-    case TableMatchType::kExact: return rt.exact->find(e.key.data());
-    case TableMatchType::kLpm: return rt.lpm->find(e.key.data(), e.prefix_bits);
-    case TableMatchType::kTernary: return rt.ternary->find(e.key.data(), e.mask.data(), e.priority);
-    case TableMatchType::kRange: return -1;
+    case TableMatchType::kExact: return rt.exact.find_mut(e.key.data(), 0);
+    case TableMatchType::kLpm: return rt.lpm.find(e.key.data(), e.prefix_bits);
+    case TableMatchType::kTernary: {
+      int slot = rt.ternary->find(e.key.data(), e.mask.data(), e.priority);
+      return slot < 0 ? nullptr : rt.store.meta(slot);
+    }
+    case TableMatchType::kRange: return nullptr;
   }
-  return -1;
+  return nullptr;
 }
 
 bool Engine::Impl::insert_entry(int table, const CanonicalEntry& e, UpdateError* error) {
   const TableInfo& t = program.tables[static_cast<std::size_t>(table)];
   TableRuntime& rt = tables[static_cast<std::size_t>(table)];
   // bmv2 sizes a table with const entries by its list, whatever max_size says.
-  if (!t.immutable && rt.store.count >= t.max_size) {
+  if (!t.immutable && rt.count >= t.max_size) {
     *error = fail(UpdateCode::kTableFull, "table " + t.name + " full (max_size " + std::to_string(t.max_size) + ")");
     return false;
   }
-  EntryStore& s = rt.store;
-  int slot = s.allocate();
-  std::copy(e.key.begin(), e.key.end(), s.keys.begin() + static_cast<std::ptrdiff_t>(slot) * s.key_bytes);
-  std::copy(e.mask.begin(), e.mask.end(), s.masks.begin() + static_cast<std::ptrdiff_t>(slot) * s.key_bytes);
-  std::copy(e.data.begin(), e.data.end(), s.data.begin() + static_cast<std::ptrdiff_t>(slot) * s.data_limbs);
-  s.action[slot] = e.action;
-  s.priority[slot] = e.priority;
-  s.prefix_len[slot] = e.prefix_bits;
-  s.seq[slot] = s.next_seq++;
-  ++s.count;
   switch (t.match_type) {
-    case TableMatchType::kExact: rt.exact->insert(slot); break;
-    case TableMatchType::kLpm: rt.lpm->insert(slot, e.prefix_bits); break;
-    case TableMatchType::kTernary: rt.ternary->insert(slot); break;
-    case TableMatchType::kRange: break;
+    case TableMatchType::kExact: rt.exact.insert(e.key.data(), 0, make_meta(e.action, 0), e.data.data()); break;
+    case TableMatchType::kLpm: rt.lpm.insert(e.key.data(), e.prefix_bits, make_meta(e.action, e.prefix_bits), e.data.data()); break;
+    case TableMatchType::kTernary: {
+      int slot = rt.store.add(e.key.data(), make_meta(e.action, e.priority), e.data.data());
+      std::copy(e.mask.begin(), e.mask.end(), rt.store.mask_mut(slot));
+      rt.ternary->insert(slot);
+      break;
+    }
+    case TableMatchType::kRange: return false;
   }
+  ++rt.count;
   return true;
 }
 
@@ -291,42 +290,44 @@ bool Engine::Impl::apply(const TableUpdate& u, UpdateError* error) {
     return false;
   }
   if (!canonical_key(t, u, &e, error)) return false;
-  int slot = find_entry(table, e);
+  std::uint64_t* meta = find_entry(table, e);
   switch (u.type) {
     case UpdateType::kInsert:
-      if (slot >= 0) {
+      if (meta != nullptr) {
         *error = fail(UpdateCode::kDuplicateEntry, tn + " already has an entry for key " + bytes_hex(e.key.data(), t.key_bytes) +
                                                        (t.needs_priority() ? " at priority " + std::to_string(e.priority) : ""));
         return false;
       }
       if (!canonical_action(t, u, &e, error)) return false;
       return insert_entry(table, e, error);
-    case UpdateType::kModify: {
-      if (slot < 0) {
+    case UpdateType::kModify:
+      if (meta == nullptr) {
         *error = fail(UpdateCode::kNoSuchEntry, tn + " has no entry for key " + bytes_hex(e.key.data(), t.key_bytes) + " to modify");
         return false;
       }
       if (!canonical_action(t, u, &e, error)) return false;
-      EntryStore& s = rt.store;
-      s.action[static_cast<std::size_t>(slot)] = e.action;
-      std::copy(e.data.begin(), e.data.end(), s.data.begin() + static_cast<std::ptrdiff_t>(slot) * s.data_limbs);
+      // In place: the entry keeps its identity (and, among equal priorities, its rank).
+      *meta = make_meta(e.action, meta_rank(*meta));
+      std::copy(e.data.begin(), e.data.end(), meta + 1);
       return true;
-    }
-    case UpdateType::kDelete: {
-      if (slot < 0) {
+    case UpdateType::kDelete:
+      if (meta == nullptr) {
         *error = fail(UpdateCode::kNoSuchEntry, tn + " has no entry for key " + bytes_hex(e.key.data(), t.key_bytes) + " to delete");
         return false;
       }
       switch (t.match_type) {
-        case TableMatchType::kExact: rt.exact->erase(slot); break;
-        case TableMatchType::kLpm: rt.lpm->erase(slot, e.prefix_bits); break;
-        case TableMatchType::kTernary: rt.ternary->erase(slot); break;
+        case TableMatchType::kExact: rt.exact.erase(e.key.data(), 0); break;
+        case TableMatchType::kLpm: rt.lpm.erase(e.key.data(), e.prefix_bits); break;
+        case TableMatchType::kTernary: {
+          int slot = rt.ternary->find(e.key.data(), e.mask.data(), e.priority);
+          rt.ternary->erase(slot);
+          rt.store.release(slot);
+          break;
+        }
         case TableMatchType::kRange: break;
       }
-      rt.store.release(slot);
-      --rt.store.count;
+      --rt.count;
       return true;
-    }
     case UpdateType::kDefault: break;
   }
   return false;
@@ -367,7 +368,7 @@ bool Engine::Impl::install_const_entries(LoadError* error) {
       CanonicalEntry e;
       UpdateError ue;
       bool ok = canonical_key(t, u, &e, &ue);
-      if (ok && find_entry(static_cast<int>(ti), e) >= 0) {
+      if (ok && find_entry(static_cast<int>(ti), e) != nullptr) {
         ok = false;
         ue.message = "table '" + t.name + "' lists the same key twice";
       }

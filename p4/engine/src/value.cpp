@@ -270,9 +270,9 @@ bool parse_hexstr(const std::string& text, Value* out, bool* negative) {
     *negative = true;
     ++pos;
   }
-  if (text.size() < pos + 3 || text[pos] != '0' || (text[pos + 1] != 'x' && text[pos + 1] != 'X'))
-    return false;
-  pos += 2;
+  // bmv2 reads a hexstr as hexadecimal with or without its 0x (legacy p4c-bm writes "7").
+  if (text.size() >= pos + 2 && text[pos] == '0' && (text[pos + 1] == 'x' || text[pos + 1] == 'X')) pos += 2;
+  if (pos >= text.size()) return false;
   // Leading zeros are free: p4c pads literals to the width of their destination.
   while (pos + 1 < text.size() && text[pos] == '0') ++pos;
   Value v = Value::zero();

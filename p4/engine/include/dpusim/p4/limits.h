@@ -44,6 +44,10 @@ inline constexpr int P4_MAX_PARSER_STEPS = 4096;
 // _jump primitives, and a loop that never ends would otherwise spin on one frame.
 inline constexpr int P4_MAX_ACTION_STEPS = 65536;
 
+// An LPM table takes a 2^16-slot root (about a megabyte) once it holds more entries than
+// this; below, a 2^8-slot one.
+inline constexpr std::uint32_t P4_LPM_WIDE_ROOT_AT = 1024;
+
 // Array sizes in a program (an "oversized array" is refused by name and number).
 inline constexpr std::size_t P4_MAX_HEADER_TYPES = 4096;
 inline constexpr std::size_t P4_MAX_HEADERS = 4096;
