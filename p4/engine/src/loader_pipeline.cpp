@@ -143,12 +143,6 @@ void Loader::load_pipelines() {
         use_field(kf.field, false, where + " key");
         tname = p_.fields[kf.field].name;
       }
-      kf.width = kf.field >= 0 ? p_.fields[kf.field].width : 1;
-      if (kf.width > P4_MAX_ENTRY_FIELD_BITS)
-        refuse(LoadCode::kEntryFieldWidth, where + " key '" + tname + "' is " + std::to_string(kf.width) +
-                                               " bits; a table entry carries at most " + std::to_string(P4_MAX_ENTRY_FIELD_BITS) +
-                                               " bits of a key field");
-      kf.nbytes = (kf.width + 7) / 8;
       kf.target_name = tname;
       if (const Json* nj = find(kj, "name"); nj != nullptr && !nj->is_null()) {
         if (!nj->is_string()) refuse(LoadCode::kSchema, where + " key name is not a string");
@@ -157,6 +151,12 @@ void Loader::load_pipelines() {
       } else {
         kf.name = tname;
       }
+      kf.width = kf.field >= 0 ? p_.fields[kf.field].width : 1;
+      if (kf.width > P4_MAX_ENTRY_FIELD_BITS)
+        refuse(LoadCode::kEntryFieldWidth, where + " key '" + kf.name + "' is " + std::to_string(kf.width) +
+                                               " bits; a table entry carries at most " + std::to_string(P4_MAX_ENTRY_FIELD_BITS) +
+                                               " bits of a key field");
+      kf.nbytes = (kf.width + 7) / 8;
       if (const Json* mj = find(kj, "mask"); mj != nullptr && !mj->is_null()) {
         kf.mask = hexbytes(*mj, kf.nbytes, where + " key '" + kf.name + "' mask");
         // Bits above the field's width cannot be in a byte-padded mask of the field.
@@ -197,12 +197,12 @@ void Loader::load_pipelines() {
     }
     tab.key_bytes = off;
 
-    std::int64_t max_size = integer(t, "max_size", where, 0, static_cast<std::int64_t>(P4_MAX_TABLE_ENTRIES_TOTAL));
-    tab.max_size = static_cast<std::uint32_t>(max_size);
-    budget += tab.max_size;
+    std::int64_t max_size = integer(t, "max_size", where, 0, INT64_MAX);
+    budget += static_cast<std::uint64_t>(max_size);
     if (budget > P4_MAX_TABLE_ENTRIES_TOTAL)
       refuse(LoadCode::kEntryBudget, where + ": tables ask for " + std::to_string(budget) + " entries in all, more than the budget of " +
                                          std::to_string(P4_MAX_TABLE_ENTRIES_TOTAL));
+    tab.max_size = static_cast<std::uint32_t>(max_size);
 
     const Json& anames = array(t, "actions", P4_MAX_ACTIONS, where, false);
     const Json* aids = find(t, "action_ids");
@@ -363,30 +363,43 @@ void Loader::check_cycles() {
                                   : "conditional '" + p_.conditionals[node - p_.tables.size()].name + "'";
   };
   std::vector<std::uint8_t> state(static_cast<std::size_t>(n), 0);  // 0 new, 1 on stack, 2 done
-  for (int root = 0; root < n; ++root) {
-    if (state[root] != 0) continue;
-    std::vector<std::pair<int, std::size_t>> stack;  // node, next successor to visit
-    std::vector<std::vector<std::pair<int, std::string>>> succ;
-    stack.emplace_back(root, 0);
-    succ.push_back(successors(root));
-    state[root] = 1;
+  // Roots: the pipelines' first nodes, then any node nothing reaches, so that a reported
+  // cycle reads in the order a frame would walk it.
+  std::vector<int> roots;
+  for (int init : {p_.ingress.init_node, p_.egress.init_node})
+    if (init >= 0) roots.push_back(init);
+  for (int i = 0; i < n; ++i) roots.push_back(i);
+  struct Frame {
+    int node;
+    std::size_t next;  // successor to visit next
+    std::vector<std::pair<int, std::string>> succ;
+  };
+  for (int root : roots) {
+    if (state[static_cast<std::size_t>(root)] != 0) continue;
+    std::vector<Frame> stack;
+    stack.push_back({root, 0, successors(root)});
+    state[static_cast<std::size_t>(root)] = 1;
     while (!stack.empty()) {
-      auto& [node, idx] = stack.back();
-      if (idx == succ.back().size()) {
-        state[node] = 2;
+      Frame& top = stack.back();
+      if (top.next == top.succ.size()) {
+        state[static_cast<std::size_t>(top.node)] = 2;
         stack.pop_back();
-        succ.pop_back();
         continue;
       }
-      auto [next, edge] = succ.back()[idx++];
+      auto [next, edge] = top.succ[top.next++];
       if (next < 0) continue;
-      if (state[next] == 1)
-        refuse(LoadCode::kPipelineCycle, "pipeline graph has a cycle: " + node_name(node) + " " + edge + " leads back to " + node_name(next));
-      if (state[next] == 0) {
-        state[next] = 1;
-        int from = next;
-        stack.emplace_back(from, 0);
-        succ.push_back(successors(from));
+      if (state[static_cast<std::size_t>(next)] == 1) {
+        // Name the whole loop: each node on it and the edge it leaves by.
+        std::string loop;
+        std::size_t from = 0;
+        while (stack[from].node != next) ++from;
+        for (std::size_t k = from; k < stack.size(); ++k)
+          loop += node_name(stack[k].node) + " " + stack[k].succ[stack[k].next - 1].second + " -> ";
+        refuse(LoadCode::kPipelineCycle, "pipeline graph has a cycle: " + loop + node_name(next));
+      }
+      if (state[static_cast<std::size_t>(next)] == 0) {
+        state[static_cast<std::size_t>(next)] = 1;
+        stack.push_back({next, 0, successors(next)});
       }
     }
   }
