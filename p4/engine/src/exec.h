@@ -84,6 +84,8 @@ class Executor {
   void set_valid(int header);
   void set_invalid(int header) { st.valid[header] = 0; }
   void copy_header(int dst, int src);
+  struct StackView;
+  void swap_elements(const StackView& s, std::size_t i, std::size_t j);
   void push_stack(int stack_node, std::uint64_t count);
   void pop_stack(int stack_node, std::uint64_t count);
   void extract_header(int header, const std::uint8_t* at);

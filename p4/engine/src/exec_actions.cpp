@@ -163,15 +163,14 @@ void Executor::exec_prim(const Prim& pr) {
       if (!eval_bool(pr.a)) fault("an assert or assume failed");
       return;
     case PrimOp::kExtern: {
-      const ExternInstance& inst = p_.externs[pr.a];
-      const ExternType* type = p_.extern_registry->find(inst.type);
+      const ExternInstance& inst = p_.externs[static_cast<std::size_t>(pr.a)];
       for (std::size_t k = 0; k < pr.args.size(); ++k) eval(pr.args[k], st.extern_args[k]);
       ExternCall call;
       call.instance = &inst;
       call.args = st.extern_args.data();
       call.nargs = static_cast<int>(pr.args.size());
       call.context = st.extern_context;
-      ExternResult r = type->methods[static_cast<std::size_t>(pr.b)].invoke(call);
+      ExternResult r = p_.extern_calls[static_cast<std::size_t>(pr.b)](call);
       if (r == ExternResult::kStopPipeline) st.stop = true;
       if (r == ExternResult::kFault) fault("an extern method failed");
       return;

@@ -29,6 +29,9 @@ Executor::Executor(const Program& program, std::vector<TableRuntime>& tables) : 
   std::size_t args = 0;
   for (const ActionInfo& a : p_.actions)
     for (const Prim& pr : a.prims) args = std::max(args, pr.args.size());
+  for (const ParseState& s : p_.parser.states)
+    for (const ParseOp& op : s.ops) args = std::max(args, op.prim.args.size());
+  for (const Prim& pr : p_.deparser.prims) args = std::max(args, pr.args.size());
   st.extern_args.assign(std::max<std::size_t>(args, 1), Value::zero());
 }
 
@@ -89,49 +92,52 @@ void swap_headers(FrameState& st, const HeaderInfo& a, const HeaderInfo& b, int 
 
 }  // namespace
 
+// A header stack's elements are headers; a union stack's are unions, each a few headers.
+struct Executor::StackView {
+  const Program& p;
+  bool is_union;
+  int id;
+  std::size_t size() const { return is_union ? p.union_stacks[id].unions.size() : p.stacks[id].headers.size(); }
+  std::size_t members() const { return is_union ? p.unions[p.union_stacks[id].unions[0]].headers.size() : 1; }
+  int header(std::size_t element, std::size_t member) const {
+    return is_union ? p.unions[p.union_stacks[id].unions[element]].headers[member] : p.stacks[id].headers[element];
+  }
+};
+
+void Executor::swap_elements(const StackView& s, std::size_t i, std::size_t j) {
+  for (std::size_t m = 0; m < s.members(); ++m) {
+    int a = s.header(i, m), b = s.header(j, m);
+    swap_headers(st, p_.headers[a], p_.headers[b], a, b);
+  }
+}
+
 void Executor::push_stack(int stack_node, std::uint64_t count) {
   // P4_16 push_front(n): elements move n places toward the end (the last n fall off), the
   // first n become invalid, and the count of pushed elements grows by n up to the size.
   const ExprNode& n = p_.exprs[stack_node];
-  bool is_union = n.kind == ExprKind::kUnionStack;
-  std::vector<int> elems;  // one list of headers per element (a union has several)
-  const std::size_t size = is_union ? p_.union_stacks[n.a].unions.size() : p_.stacks[n.a].headers.size();
-  std::uint32_t& next = is_union ? st.union_stack_next[n.a] : st.stack_next[n.a];
+  const StackView s{p_, n.kind == ExprKind::kUnionStack, n.a};
+  std::uint32_t& next = s.is_union ? st.union_stack_next[n.a] : st.stack_next[n.a];
   if (count == 0) return;
-  auto members = [&](std::size_t i) -> std::vector<int> {
-    if (!is_union) return {p_.stacks[n.a].headers[i]};
-    return p_.unions[p_.union_stacks[n.a].unions[i]].headers;
-  };
+  const std::size_t size = s.size();
   next = static_cast<std::uint32_t>(std::min<std::uint64_t>(size, next + count));
-  for (std::size_t i = size; i-- > 0;) {
-    if (i < count) break;
-    auto a = members(i), b = members(i - count);
-    for (std::size_t m = 0; m < a.size(); ++m) swap_headers(st, p_.headers[a[m]], p_.headers[b[m]], a[m], b[m]);
-  }
+  for (std::size_t i = size; i-- > 0 && i >= count;) swap_elements(s, i, i - count);
   for (std::size_t i = 0; i < std::min<std::uint64_t>(size, count); ++i)
-    for (int h : members(i)) set_invalid(h);
+    for (std::size_t m = 0; m < s.members(); ++m) set_invalid(s.header(i, m));
 }
 
 void Executor::pop_stack(int stack_node, std::uint64_t count) {
   // P4_16 pop_front(n): elements move n places toward the front, the last n invalid.
   const ExprNode& n = p_.exprs[stack_node];
-  bool is_union = n.kind == ExprKind::kUnionStack;
-  const std::size_t size = is_union ? p_.union_stacks[n.a].unions.size() : p_.stacks[n.a].headers.size();
-  std::uint32_t& next = is_union ? st.union_stack_next[n.a] : st.stack_next[n.a];
+  const StackView s{p_, n.kind == ExprKind::kUnionStack, n.a};
+  std::uint32_t& next = s.is_union ? st.union_stack_next[n.a] : st.stack_next[n.a];
   if (count == 0) return;
-  auto members = [&](std::size_t i) -> std::vector<int> {
-    if (!is_union) return {p_.stacks[n.a].headers[i]};
-    return p_.unions[p_.union_stacks[n.a].unions[i]].headers;
-  };
+  const std::size_t size = s.size();
   next -= static_cast<std::uint32_t>(std::min<std::uint64_t>(next, count));
   std::size_t i = 0;
   if (count < size)
-    for (; i < size - count; ++i) {
-      auto a = members(i), b = members(i + count);
-      for (std::size_t m = 0; m < a.size(); ++m) swap_headers(st, p_.headers[a[m]], p_.headers[b[m]], a[m], b[m]);
-    }
+    for (; i < size - count; ++i) swap_elements(s, i, i + count);
   for (; i < size; ++i)
-    for (int h : members(i)) set_invalid(h);
+    for (std::size_t m = 0; m < s.members(); ++m) set_invalid(s.header(i, m));
 }
 
 void Executor::extract_header(int header, const std::uint8_t* at) {

@@ -67,7 +67,6 @@ void Loader::load() {
   load_deparser();
   load_pipelines();
   check_cycles();
-  p_.extern_registry = externs_;
 }
 
 bool load_program(std::string_view text, const ExternRegistry* externs, Program* program, LoadError* error) {

@@ -295,13 +295,15 @@ Prim Loader::primitive(const Json& pj, const ExprScope& scope, const std::string
     for (std::size_t m = 0; m < type->methods.size(); ++m) {
       const ExternMethod& em = type->methods[m];
       if (em.name != method) continue;
+      if (em.invoke == nullptr) refuse_feature("extern method " + inst.type + "." + method, where + " (registered without a body)");
       int nargs = static_cast<int>(params.size()) - 1;
       if (nargs < em.min_args || nargs > em.max_args)
         refuse(LoadCode::kSchema, where + " takes " + std::to_string(em.min_args) + "-" + std::to_string(em.max_args) +
                                       " arguments, not " + std::to_string(nargs));
       prim.op = PrimOp::kExtern;
       prim.a = it->second;
-      prim.b = static_cast<int>(m);
+      prim.b = static_cast<int>(p_.extern_calls.size());
+      p_.extern_calls.push_back(em.invoke);
       for (std::size_t k = 1; k < params.size(); ++k)
         prim.args.push_back(expr_of_kind(params[k], ExprKind::kData, scope, where));
       return prim;

@@ -132,7 +132,7 @@ enum class PrimOp : std::uint8_t {
   kJumpIfZero,        // a = condition node, b = target index
   kTruncate,          // a = length node
   kAssert,            // a = bool node; a false one faults the frame (bmv2 aborts)
-  kExtern,            // a = extern instance, b = method index, args = value nodes
+  kExtern,            // a = extern instance, b = index in Program::extern_calls, args = value nodes
 };
 
 struct Prim {
@@ -302,7 +302,8 @@ struct Program {
   ParserInfo parser;
   DeparserInfo deparser;
   std::vector<ExternInstance> externs;
-  const ExternRegistry* extern_registry = nullptr;
+  // The methods the program calls, resolved once against the registry at load.
+  std::vector<ExternResult (*)(ExternCall&)> extern_calls;
 
   int phv_limbs = 0;
   int phv_bytes = 0;
