@@ -82,7 +82,7 @@ void RecordHash::init(int key_bytes, int data_limbs) {
   key_bytes_ = key_bytes;
   key_words_ = (key_bytes + 7) / 8;
   data_limbs_ = data_limbs;
-  stride_ = padded(1 + key_words_ + 1 + data_limbs);
+  stride_ = key_words_ + 1 + data_limbs;
 }
 
 std::uint64_t RecordHash::hash(const std::uint8_t* key, int len) const {
@@ -91,75 +91,92 @@ std::uint64_t RecordHash::hash(const std::uint8_t* key, int len) const {
 
 namespace {
 
-// Header word of a record: the hash's low 32 bits (its home slot) and length + 1; 0 = empty.
-inline std::uint64_t header(std::uint64_t h, int len) {
-  return (h << 32) | static_cast<std::uint32_t>(len + 1);
-}
+// An index bucket: 11 bits of the hash (its top, disjoint from the bits that pick the home
+// bucket) to skip most non-matching records unread, and the record's slot + 1.
+inline std::uint32_t tag_of(std::uint64_t h) { return static_cast<std::uint32_t>(h >> 53); }
 
 }  // namespace
 
+std::size_t RecordHash::home(const std::uint64_t* r) const {
+  return static_cast<std::uint32_t>(hash(reinterpret_cast<const std::uint8_t*>(r), meta_rank(r[key_words_]))) & (index_.size() - 1);
+}
+
 const std::uint64_t* RecordHash::find(const std::uint8_t* key, int len, std::uint64_t h) const {
-  if (capacity_ == 0) return nullptr;
-  const std::size_t mask = capacity_ - 1;
-  const std::uint64_t want = header(h, len);
+  if (index_.empty()) return nullptr;
+  const std::size_t mask = index_.size() - 1;
+  const std::uint32_t tag = tag_of(h);
   const auto kb = static_cast<std::size_t>(key_bytes_);
   for (std::size_t i = static_cast<std::uint32_t>(h) & mask;; i = (i + 1) & mask) {
-    const std::uint64_t* r = &words_[i * static_cast<std::size_t>(stride_)];
-    if (r[0] == 0) return nullptr;
-    if (r[0] == want && std::memcmp(r + 1, key, kb) == 0) return r + 1 + key_words_;
+    const std::uint32_t b = index_[i];
+    if (b == 0) return nullptr;
+    if ((b >> kSlotBits) != tag) continue;
+    const std::uint64_t* r = rec(b);
+    if (meta_rank(r[key_words_]) == len && std::memcmp(r, key, kb) == 0) return r + key_words_;
   }
 }
 
 void RecordHash::grow() {
-  std::vector<std::uint64_t> old = std::move(words_);
-  std::size_t old_capacity = capacity_;
-  capacity_ = old_capacity == 0 ? 16 : old_capacity * 2;
-  words_.assign(capacity_ * static_cast<std::size_t>(stride_), 0);
-  const std::size_t mask = capacity_ - 1;
-  for (std::size_t k = 0; k < old_capacity; ++k) {
-    const std::uint64_t* r = &old[k * static_cast<std::size_t>(stride_)];
-    if (r[0] == 0) continue;
-    std::size_t i = (r[0] >> 32) & mask;
-    while (words_[i * static_cast<std::size_t>(stride_)] != 0) i = (i + 1) & mask;
-    std::copy(r, r + stride_, &words_[i * static_cast<std::size_t>(stride_)]);
+  // Load factor at most 1/2 keeps probe runs short; the index is rebuilt from the records.
+  index_.assign(index_.empty() ? 16 : index_.size() * 2, 0);
+  const std::size_t mask = index_.size() - 1;
+  for (std::size_t s = 0; s < slots_; ++s) {
+    const std::uint64_t* r = &recs_[s * static_cast<std::size_t>(stride_)];
+    if (meta_action(r[key_words_]) < 0) continue;
+    std::uint64_t h = hash(reinterpret_cast<const std::uint8_t*>(r), meta_rank(r[key_words_]));
+    std::size_t i = static_cast<std::uint32_t>(h) & mask;
+    while (index_[i] != 0) i = (i + 1) & mask;
+    index_[i] = (tag_of(h) << kSlotBits) | static_cast<std::uint32_t>(s + 1);
   }
 }
 
 void RecordHash::insert(const std::uint8_t* key, int len, std::uint64_t meta, const std::uint64_t* data) {
-  // Load factor at most 1/2 keeps probe runs short.
-  if ((size_ + 1) * 2 > capacity_) grow();
-  const std::uint64_t h = hash(key, len);
-  const std::size_t mask = capacity_ - 1;
-  std::size_t i = static_cast<std::uint32_t>(h) & mask;
-  while (words_[i * static_cast<std::size_t>(stride_)] != 0) i = (i + 1) & mask;
-  std::uint64_t* r = &words_[i * static_cast<std::size_t>(stride_)];
+  std::size_t slot;
+  if (!free_.empty()) {
+    slot = free_.back();
+    free_.pop_back();
+  } else {
+    slot = slots_++;
+    recs_.resize(slots_ * static_cast<std::size_t>(stride_));
+  }
+  std::uint64_t* r = &recs_[slot * static_cast<std::size_t>(stride_)];
   std::fill(r, r + stride_, 0);
-  r[0] = header(h, len);
-  std::memcpy(r + 1, key, static_cast<std::size_t>(key_bytes_));
-  r[1 + key_words_] = meta;
-  std::copy(data, data + data_limbs_, r + 2 + key_words_);
+  std::memcpy(r, key, static_cast<std::size_t>(key_bytes_));
+  r[key_words_] = meta;
+  std::copy(data, data + data_limbs_, r + key_words_ + 1);
   ++size_;
+  if (size_ * 2 > index_.size()) {
+    grow();  // indexes every record, this one included
+    return;
+  }
+  const std::uint64_t h = hash(key, len);
+  const std::size_t mask = index_.size() - 1;
+  std::size_t i = static_cast<std::uint32_t>(h) & mask;
+  while (index_[i] != 0) i = (i + 1) & mask;
+  index_[i] = (tag_of(h) << kSlotBits) | static_cast<std::uint32_t>(slot + 1);
 }
 
 bool RecordHash::erase(const std::uint8_t* key, int len) {
   const std::uint64_t* m = find(key, len);
   if (m == nullptr) return false;
-  const std::size_t s = static_cast<std::size_t>(stride_);
-  std::size_t i = static_cast<std::size_t>(m - words_.data()) / s;
-  const std::size_t mask = capacity_ - 1;
+  const std::size_t slot = static_cast<std::size_t>(m - key_words_ - recs_.data()) / static_cast<std::size_t>(stride_);
+  const std::size_t mask = index_.size() - 1;
+  std::size_t i = static_cast<std::uint32_t>(hash(key, len)) & mask;
+  while ((index_[i] & ((1u << kSlotBits) - 1)) != slot + 1) i = (i + 1) & mask;
   // Backward-shift deletion: pull later members of the run into the hole unless their
-  // home slot lies cyclically in (hole, their position].
+  // home bucket lies cyclically in (hole, their position].
   std::size_t k = i;
   for (;;) {
     k = (k + 1) & mask;
-    if (words_[k * s] == 0) break;
-    std::size_t home = (words_[k * s] >> 32) & mask;
-    bool stays = (i <= k) ? (i < home && home <= k) : (i < home || home <= k);
+    if (index_[k] == 0) break;
+    std::size_t h = home(rec(index_[k]));
+    bool stays = (i <= k) ? (i < h && h <= k) : (i < h || h <= k);
     if (stays) continue;
-    std::copy(&words_[k * s], &words_[k * s] + s, &words_[i * s]);
+    index_[i] = index_[k];
     i = k;
   }
-  std::fill(&words_[i * s], &words_[i * s] + s, 0);
+  index_[i] = 0;
+  recs_[slot * static_cast<std::size_t>(stride_) + static_cast<std::size_t>(key_words_)] = make_meta(-1, 0);
+  free_.push_back(static_cast<std::uint32_t>(slot));
   --size_;
   return true;
 }

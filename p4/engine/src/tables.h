@@ -2,8 +2,8 @@
 //
 // bmv2's reference engine reads every installed entry of a ternary or LPM table on each
 // lookup; a 65536-entry table then costs each frame 65536 comparisons. Here:
-//   exact   - a hash whose buckets are the entries themselves (RecordHash): a hit reads
-//             one record, key, action and runtime data together;
+//   exact   - a hash of the key (RecordHash): a compact index, then one record holding
+//             the key, action and runtime data together;
 //   LPM     - a directory on the key's first bits plus a hash per prefix length
 //             (LpmTable): cost bounded by the key's width, usually one probe;
 //   ternary - tuple-space search (TernaryIndex): one hash probe per distinct mask, visited
@@ -64,10 +64,12 @@ struct EntryStore {
   std::size_t rec(int slot) const { return static_cast<std::size_t>(slot) * static_cast<std::size_t>(stride); }
 };
 
-// Open addressing over whole records (header | key | meta | data), linear probing and
-// backward-shift deletion (no tombstones, so deletes cannot slow lookups down). An entry
-// is identified by its key bytes and a length (0 for exact tables, the prefix length for
-// LPM), and moves when others are deleted: callers hold no pointer across updates.
+// A hash of entries identified by their key bytes and a length (0 for exact tables, the
+// prefix length for LPM, kept as the meta word's rank). Two arrays: a compact index of
+// 32-bit buckets (an 11-bit tag of the hash and the record's slot) under open addressing
+// with linear probing and backward-shift deletion, and the records themselves packed
+// densely (key | meta | data). For a 65536-entry table that is 512 KiB of index and, for
+// a MAC key, 1.5 MiB of records: a lookup's one likely miss is the record it needs anyway.
 class RecordHash {
  public:
   void init(int key_bytes, int data_limbs);
@@ -83,17 +85,24 @@ class RecordHash {
   // Calls f(key, meta pointer) for every entry.
   template <typename F>
   void for_each(F f) const {
-    for (std::size_t i = 0; i < capacity_; ++i) {
-      const std::uint64_t* r = &words_[i * static_cast<std::size_t>(stride_)];
-      if (r[0] != 0) f(reinterpret_cast<const std::uint8_t*>(r + 1), r + 1 + key_words_);
+    for (std::size_t s = 0; s < slots_; ++s) {
+      const std::uint64_t* r = &recs_[s * static_cast<std::size_t>(stride_)];
+      if (meta_action(r[key_words_]) >= 0) f(reinterpret_cast<const std::uint8_t*>(r), r + key_words_);
     }
   }
 
  private:
+  static constexpr int kSlotBits = 21;  // slot + 1; the entry budget is 2^20
   void grow();
+  std::size_t home(const std::uint64_t* rec) const;
+  const std::uint64_t* rec(std::uint32_t bucket) const {
+    return &recs_[static_cast<std::size_t>((bucket & ((1u << kSlotBits) - 1)) - 1) * static_cast<std::size_t>(stride_)];
+  }
   int key_bytes_ = 0, key_words_ = 0, data_limbs_ = 0, stride_ = 0;
-  std::vector<std::uint64_t> words_;  // capacity_ records; header 0 = empty
-  std::size_t capacity_ = 0, size_ = 0;
+  std::vector<std::uint32_t> index_;  // 0: empty
+  std::vector<std::uint64_t> recs_;   // slots_ records; a free one has action -1
+  std::vector<std::uint32_t> free_;
+  std::size_t slots_ = 0, size_ = 0;
 };
 
 // Longest-prefix match in two parts, both sized by the key's width, not the entry count:
