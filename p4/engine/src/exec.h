@@ -32,6 +32,7 @@ struct FrameState {
   std::vector<std::uint8_t> valid_init; // metadata valid, headers not
   std::vector<std::uint32_t> stack_next;
   std::vector<std::uint32_t> union_stack_next;
+  std::vector<std::uint16_t> vl_bits;   // per header: its varbit field's width this frame
   const std::uint8_t* pkt = nullptr;
   std::size_t pkt_len = 0;
   std::size_t cursor = 0;               // bytes the parser consumed
@@ -89,6 +90,10 @@ class Executor {
   void push_stack(int stack_node, std::uint64_t count);
   void pop_stack(int stack_node, std::uint64_t count);
   void extract_header(int header, const std::uint8_t* at);
+  void wire_span(const FieldInfo& f, int varbit_offset, int vl, std::size_t* offset, int* width) const;
+  std::size_t header_bytes(int header) const {
+    return static_cast<std::size_t>(p_.headers[static_cast<std::size_t>(header)].wire_bytes) + st.vl_bits[static_cast<std::size_t>(header)] / 8u;
+  }
   void emit_header(int header, std::uint8_t* at) const;
 
   // Actions and tables (exec_actions.cpp).

@@ -125,14 +125,14 @@ void Executor::exec_prim(const Prim& pr) {
       const HeaderInfo& hi = p_.headers[h];
       std::memset(&st.phv[static_cast<std::size_t>(hi.limb)], 0, static_cast<std::size_t>(hi.nlimbs) * 8);
       set_valid(h);
-      st.length_reg += hi.wire_bytes;
+      st.length_reg += static_cast<std::int64_t>(header_bytes(h));
       return;
     }
     case PrimOp::kRemoveHeader: {
       int h = eval_header(pr.a);
       if (h < 0 || !st.valid[h]) return;
       set_invalid(h);
-      st.length_reg -= p_.headers[h].wire_bytes;
+      st.length_reg -= static_cast<std::int64_t>(header_bytes(h));
       return;
     }
     case PrimOp::kPush:
@@ -175,11 +175,24 @@ void Executor::exec_prim(const Prim& pr) {
       if (r == ExternResult::kFault) fault("an extern method failed");
       return;
     }
+    case PrimOp::kAssignVL: {
+      // bmv2's assign_VL: the value and the current width.
+      const FieldInfo& d = p_.fields[static_cast<std::size_t>(pr.a)];
+      const FieldInfo& s = p_.fields[static_cast<std::size_t>(pr.b)];
+      std::uint16_t bits = st.vl_bits[static_cast<std::size_t>(s.header)];
+      if (bits > d.width) {
+        fault("a varbit assignment wider than its destination");
+        return;
+      }
+      Value v;
+      load_field(pr.b, v);
+      store_field(pr.a, v);
+      st.vl_bits[static_cast<std::size_t>(d.header)] = bits;
+      return;
+    }
     case PrimOp::kNoOp:
     case PrimOp::kJump:
     case PrimOp::kJumpIfZero:
-    case PrimOp::kAssignVL:
-    case PrimOp::kModifyFieldMask:
       return;
   }
 }

@@ -16,6 +16,7 @@ Executor::Executor(const Program& program, std::vector<TableRuntime>& tables) : 
   // Metadata is always valid in bmv2; headers start invalid on every frame.
   for (std::size_t h = 0; h < p_.headers.size(); ++h) st.valid_init[h] = p_.headers[h].metadata ? 1 : 0;
   st.stack_next.assign(p_.stacks.size(), 0);
+  st.vl_bits.assign(p_.headers.size(), 0);
   st.union_stack_next.assign(p_.union_stacks.size(), 0);
   std::size_t key_bytes = 1;
   for (const TableInfo& t : p_.tables) key_bytes = std::max(key_bytes, static_cast<std::size_t>(t.key_bytes));
@@ -41,6 +42,7 @@ void Executor::begin_frame(const std::uint8_t* pkt, std::size_t len, std::uint32
   std::fill(st.phv.begin(), st.phv.end(), 0);
   std::memcpy(st.valid.data(), st.valid_init.data(), st.valid.size());
   std::fill(st.stack_next.begin(), st.stack_next.end(), 0);
+  std::fill(st.vl_bits.begin(), st.vl_bits.end(), 0);
   std::fill(st.union_stack_next.begin(), st.union_stack_next.end(), 0);
   st.pkt = pkt;
   st.pkt_len = len;
@@ -78,6 +80,7 @@ void Executor::copy_header(int dst, int src) {
   const HeaderInfo& s = p_.headers[src];
   std::memmove(&st.phv[static_cast<std::size_t>(d.limb)], &st.phv[static_cast<std::size_t>(s.limb)],
                static_cast<std::size_t>(s.nlimbs) * 8);
+  st.vl_bits[static_cast<std::size_t>(dst)] = st.vl_bits[static_cast<std::size_t>(src)];
   if (p_.f_egress_spec >= 0 && p_.fields[p_.f_egress_spec].header == dst) st.egress_spec_written = true;
 }
 
@@ -88,6 +91,7 @@ namespace {
 void swap_headers(FrameState& st, const HeaderInfo& a, const HeaderInfo& b, int ia, int ib) {
   std::swap_ranges(st.phv.begin() + a.limb, st.phv.begin() + a.limb + a.nlimbs, st.phv.begin() + b.limb);
   std::swap(st.valid[ia], st.valid[ib]);
+  std::swap(st.vl_bits[static_cast<std::size_t>(ia)], st.vl_bits[static_cast<std::size_t>(ib)]);
 }
 
 }  // namespace
@@ -140,21 +144,40 @@ void Executor::pop_stack(int stack_node, std::uint64_t count) {
     for (std::size_t m = 0; m < s.members(); ++m) set_invalid(s.header(i, m));
 }
 
+// A field's place on the wire this frame: a varbit field takes its current width, and the
+// fields after it move by that much.
+void Executor::wire_span(const FieldInfo& f, int varbit_offset, int vl, std::size_t* offset, int* width) const {
+  *offset = static_cast<std::size_t>(f.bit_offset + (varbit_offset >= 0 && f.offset > varbit_offset ? vl : 0));
+  *width = f.varbit ? vl : f.width;
+}
+
 void Executor::extract_header(int header, const std::uint8_t* at) {
   const HeaderInfo& h = p_.headers[header];
+  const int vl = st.vl_bits[static_cast<std::size_t>(header)];
+  const int varbit_offset = h.varbit_field >= 0 ? p_.fields[h.varbit_field].offset : -1;
   for (int k = 0; k < h.nfields; ++k) {
     const FieldInfo& f = p_.fields[h.first_field + k];
-    wire_to_limbs(at, static_cast<std::size_t>(f.bit_offset), f.width, &st.phv[static_cast<std::size_t>(f.limb)]);
+    std::uint64_t* limbs = &st.phv[static_cast<std::size_t>(f.limb)];
+    std::size_t offset;
+    int width;
+    wire_span(f, varbit_offset, vl, &offset, &width);
+    if (f.varbit) std::fill(limbs, limbs + f.nlimbs, 0);
+    wire_to_limbs(at, offset, width, limbs);
   }
   set_valid(header);
 }
 
 void Executor::emit_header(int header, std::uint8_t* at) const {
   const HeaderInfo& h = p_.headers[header];
-  std::memset(at, 0, static_cast<std::size_t>(h.wire_bytes));
+  const int vl = st.vl_bits[static_cast<std::size_t>(header)];
+  const int varbit_offset = h.varbit_field >= 0 ? p_.fields[h.varbit_field].offset : -1;
+  std::memset(at, 0, header_bytes(header));
   for (int k = 0; k < h.nfields; ++k) {
     const FieldInfo& f = p_.fields[h.first_field + k];
-    limbs_to_wire(&st.phv[static_cast<std::size_t>(f.limb)], f.width, at, static_cast<std::size_t>(f.bit_offset));
+    std::size_t offset;
+    int width;
+    wire_span(f, varbit_offset, vl, &offset, &width);
+    limbs_to_wire(&st.phv[static_cast<std::size_t>(f.limb)], width, at, offset);
   }
 }
 
@@ -217,8 +240,30 @@ std::uint64_t Executor::parse() {
           st.cursor += static_cast<std::size_t>(bits / 8);
           break;
         }
-        case ParseOpKind::kExtractVL:
+        case ParseOpKind::kExtractVL: {
+          // bmv2's extract_VL: the length in bits, a multiple of 8, within max_length.
+          int hid = op.a;
+          std::uint32_t* next = nullptr;
+          if (op.c == 1) {
+            next = &st.stack_next[static_cast<std::size_t>(op.a)];
+            if (*next >= p_.stacks[static_cast<std::size_t>(op.a)].headers.size()) return ce.stack_out_of_bounds;
+            hid = p_.stacks[static_cast<std::size_t>(op.a)].headers[*next];
+          }
+          Value v;
+          eval(op.b, v);
+          std::uint64_t bits;
+          if (!v.fits_u64(&bits) || bits % 8 != 0) return ce.parser_invalid_argument;
+          const HeaderInfo& h = p_.headers[static_cast<std::size_t>(hid)];
+          const HeaderTypeInfo& t = p_.header_types[static_cast<std::size_t>(h.type)];
+          std::uint64_t bytes = static_cast<std::uint64_t>(h.wire_bytes) + bits / 8;
+          if (left < bytes) return ce.packet_too_short;
+          if (bytes > static_cast<std::uint64_t>(t.max_bytes)) return ce.header_too_short;
+          st.vl_bits[static_cast<std::size_t>(hid)] = static_cast<std::uint16_t>(bits);
+          extract_header(hid, st.pkt + st.cursor);
+          st.cursor += static_cast<std::size_t>(bytes);
+          if (next) ++*next;
           break;
+        }
         case ParseOpKind::kPrimitive:
           exec_prim(op.prim);
           break;
@@ -263,7 +308,7 @@ std::size_t Executor::deparse() {
     if (!st.valid[h]) continue;
     // Every header in the order fits: the vector is at most P4_MAX_PHV_BYTES.
     emit_header(h, &st.out[pos]);
-    pos += static_cast<std::size_t>(p_.headers[h].wire_bytes);
+    pos += header_bytes(h);
   }
   std::size_t payload = st.pkt_len - st.cursor;
   std::memcpy(&st.out[pos], st.pkt + st.cursor, payload);

@@ -169,6 +169,7 @@ void Executor::eval(int node, Value& out) {
 bool Executor::headers_equal(int a, int b) const {
   // bmv2's Header::cmp: both valid, and every field equal.
   if (!st.valid[a] || !st.valid[b]) return false;
+  if (st.vl_bits[static_cast<std::size_t>(a)] != st.vl_bits[static_cast<std::size_t>(b)]) return false;
   const HeaderInfo& ha = p_.headers[a];
   const HeaderInfo& hb = p_.headers[b];
   return std::memcmp(&st.phv[static_cast<std::size_t>(ha.limb)], &st.phv[static_cast<std::size_t>(hb.limb)],

@@ -26,7 +26,6 @@ const NamedRefusal kRefusedPrimitives[] = {
     {"generate_digest", "digests"},
     {"modify_field_with_hash_based_offset", "calculations"},
     {"modify_field_rng_uniform", "random numbers"},
-    {"assign_VL", "varbit fields"},
     {"extern_func", "extern functions"},
 };
 
@@ -156,6 +155,17 @@ Prim Loader::primitive(const Json& pj, const ExprScope& scope, const std::string
     prim.op = PrimOp::kAssign;
     prim.a = as_lvalue(first, where);
     prim.b = value_into(prim.a, params[1], where);
+    return prim;
+  }
+  if (op == "assign_VL") {
+    arity(2, 2);
+    prim.op = PrimOp::kAssignVL;
+    for (int k = 0; k < 2; ++k) {
+      int n = k == 0 ? lvalue(params[0], scope, where) : expr_of_kind(params[1], ExprKind::kData, scope, where);
+      if (p_.exprs[n].op != ExprOp::kField || !p_.fields[p_.exprs[n].a].varbit)
+        refuse(LoadCode::kOperandKind, where + ": operand " + std::to_string(k) + " is not a varbit field");
+      (k == 0 ? prim.a : prim.b) = p_.exprs[n].a;
+    }
     return prim;
   }
   if (op == "assign_header" || op == "copy_header") {

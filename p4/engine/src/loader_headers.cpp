@@ -80,7 +80,11 @@ void Loader::load_header_types() {
       if (f[1].is_string()) {
         if (f[1].get<std::string>() != "*")
           refuse(LoadCode::kBadWidth, what + ": width '" + f[1].get<std::string>() + "' is not an integer");
-        refuse_feature("varbit fields", what);
+        // A variable-length field: its width is set per frame by extract_VL, up to what the
+        // type's max_length leaves (computed below, once the fixed fields are known).
+        if (t.varbit_field >= 0) refuse(LoadCode::kSchema, what + ": a header type has at most one varbit field");
+        t.varbit_field = static_cast<int>(t.fields.size());
+        width = 0;
       } else {
         if (f[1].is_number_float())
           refuse(LoadCode::kBadWidth, what + ": width " + f[1].dump() + " is not an integer");
@@ -95,6 +99,19 @@ void Loader::load_header_types() {
       }
       t.fields.emplace_back(fname, width);
       t.fixed_bits += width;
+    }
+    if (t.varbit_field >= 0) {
+      if (find(ht, "length_exp") != nullptr && !find(ht, "length_exp")->is_null())
+        refuse_feature("varbit length expressions", where);
+      t.max_bytes = static_cast<int>(integer(ht, "max_length", where, 1, P4_MAX_PHV_BYTES));
+      int bits = t.max_bytes * 8 - t.fixed_bits;
+      std::string what = "header type '" + t.name + "' field '" + t.fields[static_cast<std::size_t>(t.varbit_field)].first + "'";
+      if (bits < 8)
+        refuse(LoadCode::kBadValue, what + ": max_length " + std::to_string(t.max_bytes) + " leaves no room for the varbit field");
+      if (bits > P4_MAX_FIELD_BITS)
+        refuse(LoadCode::kValueWidth, what + ": varbit of up to " + std::to_string(bits) + " bits exceeds the " +
+                                          std::to_string(P4_MAX_FIELD_BITS) + "-bit limit of carried values");
+      t.fields[static_cast<std::size_t>(t.varbit_field)].second = bits;
     }
     p_.header_types.push_back(std::move(t));
   }
@@ -125,7 +142,7 @@ void Loader::load_headers() {
     hi.first_field = static_cast<int>(p_.fields.size());
     hi.nfields = static_cast<int>(ht.fields.size());
     hi.wire_bytes = ht.fixed_bits / 8;
-    hi.phv_bytes = (ht.fixed_bits + 7) / 8;
+    hi.phv_bytes = ht.varbit_field >= 0 ? ht.max_bytes : (ht.fixed_bits + 7) / 8;
     int bit = 0;
     for (std::size_t k = 0; k < ht.fields.size(); ++k) {
       FieldInfo fi;
@@ -134,7 +151,10 @@ void Loader::load_headers() {
       fi.offset = static_cast<int>(k);
       fi.width = ht.fields[k].second;
       fi.bit_offset = bit;
-      bit += fi.width;
+      // Offsets count a varbit field as empty; the executor adds its width per frame.
+      fi.varbit = static_cast<int>(k) == ht.varbit_field;
+      if (fi.varbit) hi.varbit_field = static_cast<int>(p_.fields.size());
+      else bit += fi.width;
       p_.field_by_name[fi.name] = static_cast<int>(p_.fields.size());
       p_.fields.push_back(std::move(fi));
     }

@@ -73,6 +73,8 @@ void Loader::load_parser() {
           if (!val.is_string()) refuse(LoadCode::kSchema, ow + ": header is not a name");
           pop.a = header_ref(val.get<std::string>(), ow);
           if (p_.headers[pop.a].metadata) refuse(LoadCode::kOperandKind, ow + ": extracts metadata '" + p_.headers[pop.a].name + "'");
+          if (p_.headers[pop.a].varbit_field >= 0)
+            refuse(LoadCode::kOperandKind, ow + ": '" + p_.headers[pop.a].name + "' has a varbit field: it is extracted with extract_VL");
         } else if (type == "stack") {
           if (!val.is_string()) refuse(LoadCode::kSchema, ow + ": stack is not a name");
           auto it = p_.stack_by_name.find(val.get<std::string>());
@@ -97,7 +99,28 @@ void Loader::load_parser() {
           refuse(LoadCode::kSchema, ow + ": extract of type '" + type + "'");
         }
       } else if (op == "extract_VL") {
-        refuse_feature("varbit fields", ow);
+        arity(2);
+        std::string type = string(params[0], "type", ow);
+        const Json& val = member(params[0], "value", ow);
+        if (!val.is_string()) refuse(LoadCode::kSchema, ow + ": extract_VL target is not a name");
+        pop.kind = ParseOpKind::kExtractVL;
+        int type_index;
+        if (type == "regular") {
+          pop.a = header_ref(val.get<std::string>(), ow);
+          pop.c = 0;
+          type_index = p_.headers[pop.a].type;
+        } else if (type == "stack") {
+          auto it = p_.stack_by_name.find(val.get<std::string>());
+          if (it == p_.stack_by_name.end()) refuse(LoadCode::kDanglingRef, ow + " names header stack '" + val.get<std::string>() + "', which does not exist");
+          pop.a = it->second;
+          pop.c = 1;
+          type_index = p_.stacks[pop.a].type;
+        } else {
+          refuse(LoadCode::kSchema, ow + ": extract_VL of type '" + type + "'");
+        }
+        if (p_.header_types[type_index].varbit_field < 0)
+          refuse(LoadCode::kOperandKind, ow + ": extract_VL of '" + val.get<std::string>() + "', which has no varbit field");
+        pop.b = expr_of_kind(params[1], ExprKind::kData, scope, ow);
       } else if (op == "set") {
         arity(2);
         pop.kind = ParseOpKind::kSet;

@@ -141,6 +141,7 @@ void Loader::load_pipelines() {
       } else {
         kf.field = field_ref(target, where + " key");
         use_field(kf.field, false, where + " key");
+        if (p_.fields[kf.field].varbit) refuse(LoadCode::kOperandKind, where + " key '" + p_.fields[kf.field].name + "' is a varbit field");
         tname = p_.fields[kf.field].name;
       }
       kf.target_name = tname;

@@ -29,7 +29,7 @@ struct HeaderTypeInfo {
   std::string name;
   int id = 0;
   std::vector<std::pair<std::string, int>> fields;  // name, width (varbit: max width)
-  int fixed_bits = 0;  // sum of the fixed-width fields
+  int fixed_bits = 0;  // sum of the fixed-width fields (a varbit field counts as empty)
   int varbit_field = -1;
   int max_bytes = 0;   // varbit headers: bmv2's max_length
 };
@@ -48,6 +48,7 @@ struct HeaderInfo {
   int union_member = 0;
   int limb = 0;         // the header's fields occupy limbs [limb, limb + nlimbs)
   int nlimbs = 0;
+  int varbit_field = -1;  // field id of its variable-length field
 };
 
 struct StackInfo {
@@ -113,12 +114,11 @@ struct ExprNode {
 
 enum class PrimOp : std::uint8_t {
   kAssign,            // a = lvalue node, b = value node
-  kAssignVL,          // a, b = varbit field nodes
+  kAssignVL,          // a, b = varbit field ids (value and current width)
   kAssignHeader,      // a = dst header node, b = src header node
   kAssignUnion,       // a, b = union nodes
   kAssignHeaderStack, // a, b = stack ids
   kAssignUnionStack,  // a, b = union stack ids
-  kModifyFieldMask,   // legacy modify_field(dst, value, mask): a, b, c
   kAddToField,        // a = lvalue, b = value
   kSubtractFromField,
   kAdd, kSubtract, kBitAnd, kBitOr, kBitXor, kShiftLeft, kShiftRight,  // a = dst, b, c
@@ -229,7 +229,7 @@ enum class ParseOpKind : std::uint8_t {
   kExtract,       // a = header id
   kExtractStack,  // a = stack id
   kExtractUnionStack,  // a = union stack id, b = member offset
-  kExtractVL,     // a = header id, b = length expression (bits), c = stack id or -1
+  kExtractVL,     // a = header id or stack id (c = 1 for a stack), b = length in bits
   kSet,           // a = lvalue node, b = value node
   kVerify,        // a = bool node, b = error value node
   kAdvance,       // a = bit count node
