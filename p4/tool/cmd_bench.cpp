@@ -238,11 +238,14 @@ int cmd_bench(const std::vector<std::string>& args) {
       c[k] = row.make(k == 0 ? 16 : 65536, rng, nkeys);
       if (!c[k].engine) return 1;
     }
+    // Seven rounds of half the frames each, the best of each kept: the large table's figure
+    // is the one another process sharing the L3 cache disturbs, and it does so in bursts.
     std::uint64_t fwd = 0;
-    for (int k = 0; k < 2; ++k) run(c[k], row.frame, frames / 10 + 1, &fwd);
-    for (int round = 0; round < 5; ++round)
-      for (int k = 0; k < 2; ++k) ns[k] = std::min(ns[k], run(c[k], row.frame, frames, &fwd));
-    bool goal = row.make != acl_case;
+    const bool goal = row.make != acl_case;
+    const std::size_t n = goal ? frames / 2 + 1 : frames / 8 + 1;
+    for (int k = 0; k < 2; ++k) run(c[k], row.frame, n / 5 + 1, &fwd);
+    for (int round = 0; round < 7; ++round)
+      for (int k = 0; k < 2; ++k) ns[k] = std::min(ns[k], run(c[k], row.frame, n, &fwd));
     std::printf("lookup cost %s 65536 vs 16 entries: %6.1f / %6.1f ns/frame, ratio %.2f%s\n", row.name, ns[1], ns[0],
                 ns[1] / ns[0], goal ? (ns[1] / ns[0] <= 1.2 ? " (goal <= 1.2: met)" : " (goal <= 1.2: NOT met)") : "");
   }

@@ -154,7 +154,7 @@ Verdict Engine::process(std::uint32_t in_port, const std::uint8_t* frame, std::s
   // A frame the program cannot run over is dropped, never forwarded unexamined.
   if (size < P4_MIN_FRAME_BYTES) return drop(DropReason::kTooSmall);
   if (size > P4_MAX_FRAME_BYTES) return drop(DropReason::kTooBig);
-  if (device && in_port > P4_PORT_UPLINK) return drop(DropReason::kNoSuchPort);
+  if (device ? in_port > P4_PORT_UPLINK : in_port >= (1u << P4_V1MODEL_PORT_BITS)) return drop(DropReason::kNoSuchPort);
 
   x.begin_frame(frame, size, in_port);
   if (p.f_ingress_port >= 0) x.store_field(p.f_ingress_port, Value::of(in_port));

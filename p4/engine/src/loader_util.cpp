@@ -1,6 +1,7 @@
 // JSON accessors of the loader: each one checks the JSON type it expects and refuses with
 // the object and key it was reading, so no malformed document reaches a nlohmann exception
 // or a default value.
+#include <cstdio>
 #include <limits>
 
 #include "dpusim/p4/limits.h"
