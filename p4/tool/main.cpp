@@ -9,6 +9,7 @@
 // 2 usage or I/O error. Never a signal: every input is validated, none is asserted on.
 #include <cstdio>
 #include <cstring>
+#include <filesystem>
 #include <fstream>
 #include <iostream>
 #include <sstream>
@@ -61,6 +62,8 @@ int cmd_stf(const std::vector<std::string>& args) {
 }  // namespace
 
 bool read_text(const std::string& path, std::string* out) {
+  std::error_code ec;
+  if (std::filesystem::is_directory(path, ec)) return false;  // opens, then reads as empty
   std::ifstream in(path, std::ios::binary);
   if (!in) return false;
   std::ostringstream s;

@@ -71,9 +71,12 @@ def test_usage_errors_exit_2(args):
     assert tool(*args).returncode == 2
 
 
-def test_unreadable_program_exits_2(tmp_path):
-    r = tool("check", tmp_path / "missing.json")
-    assert r.returncode == 2 and "error[io]" in r.stderr
+def test_unreadable_inputs_exit_2(tmp_path):
+    for prog in (tmp_path / "missing.json", tmp_path):
+        r = tool("check", prog)
+        assert r.returncode == 2 and "error[io]" in r.stderr
+    assert tool("stf", DATA / "loopback.json", tmp_path).returncode == 2
+    assert tool("run", DATA / "loopback.json", "--in1", tmp_path / "missing.pcap", "--out", tmp_path / "o").returncode == 2
 
 
 def test_run_merges_inputs_by_timestamp_port_0_first_on_ties(tmp_path):

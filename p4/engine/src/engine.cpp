@@ -3,6 +3,7 @@
 // port policies that interpret egress_spec.
 #include "dpusim/p4/engine.h"
 
+#include <filesystem>
 #include <fstream>
 #include <sstream>
 
@@ -64,20 +65,24 @@ std::unique_ptr<Engine> Engine::load(std::string_view json, const LoadOptions& o
 }
 
 std::unique_ptr<Engine> Engine::load_file(const std::string& path, const LoadOptions& options, LoadError* error) {
+  std::error_code ec;
   std::ifstream in(path, std::ios::binary);
-  if (!in) {
+  if (!in || std::filesystem::is_directory(path, ec)) {
     *error = {LoadCode::kIo, "cannot open '" + path + "'"};
     return nullptr;
   }
-  // Read at most one byte past the limit: enough to refuse an oversized file by size
-  // without reading all of it.
-  std::string text(P4_MAX_DOCUMENT_BYTES + 1, '\0');
-  in.read(&text[0], static_cast<std::streamsize>(text.size()));
+  // Read in chunks, stopping one byte past the limit: an oversized file is refused by its
+  // size without being read whole (it may not even be a regular file).
+  std::string text;
+  char chunk[65536];
+  while (in && text.size() <= P4_MAX_DOCUMENT_BYTES) {
+    in.read(chunk, sizeof chunk);
+    text.append(chunk, static_cast<std::size_t>(in.gcount()));
+  }
   if (in.bad()) {
     *error = {LoadCode::kIo, "cannot read '" + path + "'"};
     return nullptr;
   }
-  text.resize(static_cast<std::size_t>(in.gcount()));
   if (text.size() > P4_MAX_DOCUMENT_BYTES) {
     *error = {LoadCode::kDocumentSize, "document is more than " + std::to_string(P4_MAX_DOCUMENT_BYTES) +
                                            " bytes (4 MiB), the limit"};

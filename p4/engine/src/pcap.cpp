@@ -3,6 +3,7 @@
 // original length), in the writer's byte order.
 #include "dpusim/p4/pcap.h"
 
+#include <filesystem>
 #include <fstream>
 
 #include "dpusim/p4/limits.h"
@@ -35,8 +36,9 @@ void put16(std::uint8_t* p, std::uint16_t v) {
 }  // namespace
 
 bool read_pcap(const std::string& path, PcapFile* out, std::string* error) {
+  std::error_code ec;
   std::ifstream in(path, std::ios::binary);
-  if (!in) {
+  if (!in || std::filesystem::is_directory(path, ec)) {
     *error = "cannot open '" + path + "'";
     return false;
   }
