@@ -246,7 +246,8 @@ int cmd_bench(const std::vector<std::string>& args) {
     for (int k = 0; k < 2; ++k) run(c[k], row.frame, n / 5 + 1, &fwd);
     for (int round = 0; round < 7; ++round)
       for (int k = 0; k < 2; ++k) ns[k] = std::min(ns[k], run(c[k], row.frame, n, &fwd));
-    std::printf("lookup cost %s 65536 vs 16 entries: %6.1f / %6.1f ns/frame, ratio %.3f%s\n", row.name, ns[1], ns[0],
+    std::string masks = c[1].masks ? " (" + std::to_string(c[1].masks) + " vs " + std::to_string(c[0].masks) + " masks)" : "";
+    std::printf("lookup cost %s 65536 vs 16 entries%s: %6.1f / %6.1f ns/frame, ratio %.3f%s\n", row.name, masks.c_str(), ns[1], ns[0],
                 ns[1] / ns[0], goal ? (ns[1] / ns[0] <= 1.2 ? " (goal <= 1.2: met)" : " (goal <= 1.2: NOT met)") : "");
   }
   return 0;
