@@ -53,7 +53,6 @@ const char* update_code_name(UpdateCode code) {
     case UpdateCode::kDuplicateEntry: return "duplicate_entry";
     case UpdateCode::kNoSuchEntry: return "no_such_entry";
     case UpdateCode::kTableFull: return "table_full";
-    case UpdateCode::kEntryBudget: return "entry_budget";
     case UpdateCode::kParams: return "params";
     case UpdateCode::kConstDefault: return "const_default";
     case UpdateCode::kImmutableTable: return "immutable_table";

@@ -114,8 +114,6 @@ class Loader {
   std::map<int, std::string> unsupported_fields_;
   // The field_aliases map: target's expected name -> field id.
   std::map<std::string, int> aliases_;
-  // Header ids of v1model's standard_metadata (for whole-header writes).
-  int standard_metadata_header_ = -1;
   // Action names shared by several actions (found by id, or within one table, only).
   std::set<std::string> duplicate_action_names_;
 };

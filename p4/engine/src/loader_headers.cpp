@@ -158,7 +158,6 @@ void Loader::load_headers() {
       p_.field_by_name[fi.name] = static_cast<int>(p_.fields.size());
       p_.fields.push_back(std::move(fi));
     }
-    if (hi.name == "standard_metadata") standard_metadata_header_ = static_cast<int>(p_.headers.size());
     p_.headers.push_back(std::move(hi));
   }
 }

@@ -295,9 +295,7 @@ void Loader::load_pipelines() {
           Value v = kf.kind == MatchKind::kValid ? Value::of(boolean(mk[k], "key", kw, false) ? 1 : 0)
                                                  : hexstr_fitting(member(mk[k], "key", kw), kf.width, kw);
           v.get_bytes_be(&ce.key[kf.offset], static_cast<std::size_t>(kf.nbytes));
-          Value m = Value::zero();
-          value_not(m, m);
-          m.truncate(kf.width);
+          Value m = Value::ones(kf.width);
           if (kmt == "ternary") {
             m = hexstr_fitting(member(mk[k], "mask", kw), kf.width, kw + " mask");
           } else if (kmt == "lpm") {

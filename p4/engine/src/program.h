@@ -249,7 +249,6 @@ struct KeyPart {
 };
 
 struct Transition {
-  bool is_default = false;
   std::vector<std::uint8_t> value, mask;  // key_bytes each (mask all ones when absent)
   int next = -1;                          // parse state, or -1 to accept
 };

@@ -231,12 +231,7 @@ bool StfRun::to_update(const TableDesc& t, const std::vector<StfKey>& keys, Tabl
       }
       value_and(val, val, aux);
       mf.mask = aux.to_hex();
-      if (k.desc.match_kind == "optional" && !aux.is_zero()) {
-        Value ones = Value::zero();
-        value_not(ones, ones);
-        ones.truncate(k.desc.width);
-        mf.mask = ones.to_hex();
-      }
+      if (k.desc.match_kind == "optional" && !aux.is_zero()) mf.mask = Value::ones(k.desc.width).to_hex();
     } else if ((at = v.find('/')) != std::string::npos) {
       Value len;
       std::uint64_t pl = 0;
@@ -244,13 +239,7 @@ bool StfRun::to_update(const TableDesc& t, const std::vector<StfKey>& keys, Tabl
         *error = "bad prefix " + v;
         return false;
       }
-      if (static_cast<int>(pl) <= k.desc.width) {
-        Value low = Value::zero();
-        value_not(low, low);
-        low.truncate(k.desc.width - static_cast<int>(pl));
-        value_not(low, low);
-        value_and(val, val, low);
-      }
+      if (static_cast<int>(pl) <= k.desc.width) value_and(val, val, Value::prefix_mask(k.desc.width, static_cast<int>(pl)));
       mf.prefix_len = static_cast<int>(pl);
     } else if (!cli_number(v, &val)) {
       *error = "bad key value " + v;

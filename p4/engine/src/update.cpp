@@ -20,13 +20,6 @@ bool printable(const std::string& s) {
   return true;
 }
 
-Value all_ones(int width) {
-  Value v = Value::zero();
-  value_not(v, v);
-  v.truncate(width);
-  return v;
-}
-
 std::string bytes_hex(const std::uint8_t* p, int n) {
   static const char digits[] = "0123456789abcdef";
   std::string s = "0x";
@@ -73,7 +66,7 @@ bool Engine::Impl::canonical_key(const TableInfo& t, const TableUpdate& u, Canon
       *error = fail(UpdateCode::kValueWidth, fw + ": value " + v.to_hex() + " is wider than the " + std::to_string(kf.width) + "-bit field");
       return false;
     }
-    Value m = all_ones(kf.width);
+    Value m = Value::ones(kf.width);
     const bool lpm = kf.kind == MatchKind::kLpm;
     const bool masked = kf.kind == MatchKind::kTernary || kf.kind == MatchKind::kOptional;
     if (mf.prefix_len && !lpm) {
@@ -95,9 +88,7 @@ bool Engine::Impl::canonical_key(const TableInfo& t, const TableUpdate& u, Canon
                                                      std::to_string(kf.width) + "]");
         return false;
       }
-      m = all_ones(kf.width);
-      Value low = all_ones(kf.width - pl);
-      value_xor(m, m, low);
+      m = Value::prefix_mask(kf.width, pl);
       if (t.match_type == TableMatchType::kLpm) e->prefix_bits = tables[&t - program.tables.data()].lpm_base_bits + pl;
     }
     if (masked && mf.mask) {
@@ -109,7 +100,7 @@ bool Engine::Impl::canonical_key(const TableInfo& t, const TableUpdate& u, Canon
         *error = fail(UpdateCode::kValueWidth, fw + ": mask " + m.to_hex() + " is wider than the " + std::to_string(kf.width) + "-bit field");
         return false;
       }
-      if (kf.kind == MatchKind::kOptional && !m.is_zero() && m != all_ones(kf.width)) {
+      if (kf.kind == MatchKind::kOptional && !m.is_zero() && m != Value::ones(kf.width)) {
         *error = fail(UpdateCode::kMatchKind, fw + " is an optional field: its mask is all ones or zero, not " + m.to_hex());
         return false;
       }
@@ -358,11 +349,8 @@ bool Engine::Impl::install_const_entries(LoadError* error) {
         parse_number(mf.value, &v);
         const KeyField& kf = t.keys[static_cast<std::size_t>(&mf - u.match.data())];
         if (mf.mask && parse_number(*mf.mask, &m)) value_and(v, v, m);
-        if (mf.prefix_len && *mf.prefix_len >= 0 && *mf.prefix_len <= kf.width) {
-          Value low = all_ones(kf.width - *mf.prefix_len);
-          value_not(low, low);
-          value_and(v, v, low);
-        }
+        if (mf.prefix_len && *mf.prefix_len >= 0 && *mf.prefix_len <= kf.width)
+          value_and(v, v, Value::prefix_mask(kf.width, *mf.prefix_len));
         mf.value = v.to_hex();
       }
       CanonicalEntry e;

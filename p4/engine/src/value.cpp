@@ -65,6 +65,12 @@ std::string Value::to_hex() const {
   return sign + "0x" + out;
 }
 
+Value Value::prefix_mask(int width, int prefix) {
+  Value m;
+  value_xor(m, ones(width), ones(width - prefix));
+  return m;
+}
+
 bool operator==(const Value& a, const Value& b) {
   for (int i = 0; i < kValueLimbs; ++i)
     if (a.w[i] != b.w[i]) return false;
@@ -216,10 +222,7 @@ void value_usat_cast(Value& r, const Value& a, int width) {
     return;
   }
   if (a.bit_length() > width) {
-    Value max = Value::zero();
-    value_not(max, max);
-    max.truncate(width);
-    r = max;
+    r = Value::ones(width);
     return;
   }
   r = a;
@@ -231,9 +234,7 @@ void value_sat_cast(Value& r, const Value& a, int width) {
     return;
   }
   // max = 2^(width-1) - 1, min = -2^(width-1)
-  Value max = Value::zero(), min;
-  value_not(max, max);
-  max.truncate(width - 1);
+  Value max = Value::ones(width - 1), min;
   value_not(min, max);
   if (compare(a, max) > 0)
     r = max;
@@ -252,12 +253,8 @@ void value_two_comp_mod(Value& r, const Value& a, int width) {
   v.truncate(width);
   if (width < kValueBits && v.bit(width - 1)) {
     // Sign-extend: set every bit from `width` up.
-    Value ones = Value::zero();
-    value_not(ones, ones);
-    Value low = ones;
-    low.truncate(width);
     Value high;
-    value_xor(high, ones, low);
+    value_xor(high, Value::ones(kValueBits), Value::ones(width));
     value_or(v, v, high);
   }
   r = v;

@@ -56,7 +56,6 @@ enum class UpdateCode {
   kDuplicateEntry,
   kNoSuchEntry,
   kTableFull,
-  kEntryBudget,
   kParams,           // action parameters missing, unknown or wider than declared
   kConstDefault,     // the default action is const
   kImmutableTable,   // the table's entries are const (an 'entries' list)

@@ -33,6 +33,15 @@ struct Value {
     v.w[0] = x;
     return v;
   }
+  // 2^bits - 1: the mask of a field of that width.
+  static Value ones(int bits) {
+    Value v;
+    for (auto& limb : v.w) limb = ~0ull;
+    v.truncate(bits);
+    return v;
+  }
+  // The mask of the top `prefix` bits of a `width`-bit field.
+  static Value prefix_mask(int width, int prefix);
 
   void clear() {
     for (auto& limb : w) limb = 0;
