@@ -45,7 +45,7 @@ void Engine::Impl::init_tables() {
     rt.exact.init(t.key_bytes, t.data_limbs);
     rt.lpm.init(t.key_bytes, t.data_limbs);
     rt.store.init(t.key_bytes, t.data_limbs);
-    rt.ternary = std::make_unique<TernaryIndex>(&rt.store);
+    if (t.match_type == TableMatchType::kTernary) rt.ternary = std::make_unique<TernaryIndex>(&rt.store);
     rt.default_entry = t.default_entry;
     if (t.match_type == TableMatchType::kLpm) rt.lpm_base_bits = t.key_bytes * 8 - t.keys[t.lpm_key].width;
   }
