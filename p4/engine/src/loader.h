@@ -54,6 +54,14 @@ class Loader {
   static std::int64_t as_integer(const Json& v, const std::string& what, std::int64_t min,
                                  std::int64_t max);
   static bool boolean(const Json& obj, const char* key, const std::string& where, bool dflt);
+  // An object's "name" and "id", each refused when it repeats one of its kind (`names` may
+  // be null where bmv2 lets names repeat). Returns the id; *where names the object.
+  struct Identity {
+    std::string name, where;
+    int id;
+  };
+  static Identity identify(const Json& obj, const std::string& kind, std::set<std::int64_t>* ids,
+                           std::map<std::string, int>* names, int index);
   // bmv2 hexstr: a negative one is refused by name; one wider than P4_MAX_FIELD_BITS is not
   // a value this engine can carry.
   static Value hexstr(const Json& v, const std::string& where);

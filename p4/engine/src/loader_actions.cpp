@@ -46,12 +46,12 @@ void Loader::load_externs() {
   std::set<std::int64_t> ids;
   for (const Json& e : array(doc_, "extern_instances", P4_MAX_HEADERS, "program")) {
     ExternInstance inst;
-    inst.name = name(e, "extern instance");
-    std::string where = "extern instance '" + inst.name + "'";
-    inst.id = static_cast<int>(integer(e, "id", where, 0, INT32_MAX));
+    Identity me = identify(e, "extern instance", &ids, &p_.extern_by_name, static_cast<int>(p_.externs.size()));
+    inst.name = me.name;
+    inst.id = me.id;
+    const std::string& where = me.where;
     inst.type = string(e, "type", where);
     check_name(inst.type, where + " type");
-    if (!ids.insert(inst.id).second) refuse(LoadCode::kDuplicate, where + ": duplicate extern instance id");
     const ExternType* type = externs_ == nullptr ? nullptr : externs_->find(inst.type);
     if (type == nullptr) refuse_feature("extern " + inst.type, where);
     for (const Json& a : array(e, "attribute_values", P4_MAX_ACTION_PARAMS, where)) {
@@ -66,8 +66,6 @@ void Loader::load_externs() {
     }
     std::string error;
     if (type->validate != nullptr && !type->validate(inst, &error)) refuse(LoadCode::kBadValue, where + ": " + error);
-    if (!p_.extern_by_name.emplace(inst.name, static_cast<int>(p_.externs.size())).second)
-      refuse(LoadCode::kDuplicate, "duplicate extern instance name '" + inst.name + "'");
     p_.externs.push_back(std::move(inst));
   }
 }
@@ -76,10 +74,10 @@ void Loader::load_actions() {
   std::set<std::int64_t> ids;
   for (const Json& a : array(doc_, "actions", P4_MAX_ACTIONS, "program")) {
     ActionInfo ai;
-    ai.name = name(a, "action");
-    std::string where = "action '" + ai.name + "'";
-    ai.id = static_cast<int>(integer(a, "id", where, 0, INT32_MAX));
-    if (!ids.insert(ai.id).second) refuse(LoadCode::kDuplicate, where + ": duplicate action id " + std::to_string(ai.id));
+    Identity me = identify(a, "action", &ids, nullptr, 0);
+    ai.name = me.name;
+    ai.id = me.id;
+    const std::string& where = me.where;
     // p4c gives two controls' actions of one name (NoAction, say) one name and two ids:
     // ids are unique, names only within a table (checked there).
     if (!p_.action_by_name.emplace(ai.name, static_cast<int>(p_.actions.size())).second)

@@ -52,13 +52,10 @@ void Loader::load_header_types() {
   std::map<std::string, int> by_name;
   for (const Json& ht : arr) {
     HeaderTypeInfo t;
-    t.name = name(ht, "header type");
-    std::string where = "header type '" + t.name + "'";
-    t.id = static_cast<int>(integer(ht, "id", where, 0, INT32_MAX));
-    if (!by_name.emplace(t.name, static_cast<int>(p_.header_types.size())).second)
-      refuse(LoadCode::kDuplicate, "duplicate header type name '" + t.name + "'");
-    if (!ids.insert(t.id).second)
-      refuse(LoadCode::kDuplicate, where + ": duplicate header type id " + std::to_string(t.id));
+    Identity me = identify(ht, "header type", &ids, &by_name, static_cast<int>(p_.header_types.size()));
+    t.name = me.name;
+    t.id = me.id;
+    const std::string& where = me.where;
     const Json& fields = array(ht, "fields", P4_MAX_FIELDS_PER_HEADER, where, false);
     std::set<std::string> names;
     for (const Json& f : fields) {
@@ -124,17 +121,15 @@ void Loader::load_headers() {
   std::set<std::int64_t> ids;
   for (const Json& h : arr) {
     HeaderInfo hi;
-    hi.name = name(h, "header");
-    std::string where = "header '" + hi.name + "'";
-    hi.id = static_cast<int>(integer(h, "id", where, 0, INT32_MAX));
+    Identity me = identify(h, "header", &ids, &p_.header_by_name, static_cast<int>(p_.headers.size()));
+    hi.name = me.name;
+    hi.id = me.id;
+    const std::string& where = me.where;
     std::string type = string(h, "header_type", where);
     auto t = type_by_name.find(type);
     if (t == type_by_name.end()) refuse(LoadCode::kDanglingRef, where + " has undeclared header type '" + type + "'");
     hi.type = t->second;
     hi.metadata = boolean(h, "metadata", where, false);
-    if (!p_.header_by_name.emplace(hi.name, static_cast<int>(p_.headers.size())).second)
-      refuse(LoadCode::kDuplicate, "duplicate header name '" + hi.name + "'");
-    if (!ids.insert(hi.id).second) refuse(LoadCode::kDuplicate, where + ": duplicate header id " + std::to_string(hi.id));
     const HeaderTypeInfo& ht = p_.header_types[hi.type];
     if (!hi.metadata && ht.fixed_bits % 8 != 0)
       refuse(LoadCode::kWireBytes, where + " of type '" + ht.name + "' is " + std::to_string(ht.fixed_bits) +
@@ -174,12 +169,10 @@ void Loader::load_stacks_and_unions() {
   std::set<std::int64_t> ids;
   for (const Json& s : array(doc_, "header_stacks", P4_MAX_HEADER_STACKS, "program")) {
     StackInfo si;
-    si.name = name(s, "header stack");
-    std::string where = "header stack '" + si.name + "'";
-    si.id = static_cast<int>(integer(s, "id", where, 0, INT32_MAX));
-    if (!ids.insert(si.id).second) refuse(LoadCode::kDuplicate, where + ": duplicate header stack id");
-    if (!p_.stack_by_name.emplace(si.name, static_cast<int>(p_.stacks.size())).second)
-      refuse(LoadCode::kDuplicate, "duplicate header stack name '" + si.name + "'");
+    Identity me = identify(s, "header stack", &ids, &p_.stack_by_name, static_cast<int>(p_.stacks.size()));
+    si.name = me.name;
+    si.id = me.id;
+    const std::string& where = me.where;
     const Json& hids = array(s, "header_ids", P4_MAX_STACK_DEPTH, where, false);
     if (hids.empty()) refuse(LoadCode::kBadValue, where + " has no elements");
     for (const Json& v : hids) {
@@ -215,14 +208,12 @@ void Loader::load_stacks_and_unions() {
   }
   for (const Json& u : array(doc_, "header_unions", P4_MAX_UNIONS, "program")) {
     UnionInfo ui;
-    ui.name = name(u, "header union");
-    std::string where = "header union '" + ui.name + "'";
-    ui.id = static_cast<int>(integer(u, "id", where, 0, INT32_MAX));
+    Identity me = identify(u, "header union", &ids, &p_.union_by_name, static_cast<int>(p_.unions.size()));
+    ui.name = me.name;
+    ui.id = me.id;
+    const std::string& where = me.where;
     auto ut = union_types.find(string(u, "union_type", where));
     if (ut == union_types.end()) refuse(LoadCode::kDanglingRef, where + " has an undeclared union type");
-    if (!ids.insert(ui.id).second) refuse(LoadCode::kDuplicate, where + ": duplicate header union id");
-    if (!p_.union_by_name.emplace(ui.name, static_cast<int>(p_.unions.size())).second)
-      refuse(LoadCode::kDuplicate, "duplicate header union name '" + ui.name + "'");
     const Json& hids = array(u, "header_ids", P4_MAX_FIELDS_PER_HEADER, where, false);
     for (const Json& v : hids) {
       int h = resolve_header_id(v, where);
@@ -246,12 +237,10 @@ void Loader::load_stacks_and_unions() {
   ids.clear();
   for (const Json& s : array(doc_, "header_union_stacks", P4_MAX_HEADER_STACKS, "program")) {
     UnionStackInfo us;
-    us.name = name(s, "header union stack");
-    std::string where = "header union stack '" + us.name + "'";
-    us.id = static_cast<int>(integer(s, "id", where, 0, INT32_MAX));
-    if (!ids.insert(us.id).second) refuse(LoadCode::kDuplicate, where + ": duplicate header union stack id");
-    if (!p_.union_stack_by_name.emplace(us.name, static_cast<int>(p_.union_stacks.size())).second)
-      refuse(LoadCode::kDuplicate, "duplicate header union stack name '" + us.name + "'");
+    Identity me = identify(s, "header union stack", &ids, &p_.union_stack_by_name, static_cast<int>(p_.union_stacks.size()));
+    us.name = me.name;
+    us.id = me.id;
+    const std::string& where = me.where;
     const Json& uids = array(s, "header_union_ids", P4_MAX_STACK_DEPTH, where, false);
     if (uids.empty()) refuse(LoadCode::kBadValue, where + " has no elements");
     for (const Json& v : uids) {

@@ -31,11 +31,9 @@ void Loader::load_parser() {
   std::set<std::int64_t> ids;
   for (const Json& sj : states) {
     ParseState st;
-    st.name = name(sj, "parse state");
-    st.id = static_cast<int>(integer(sj, "id", "parse state '" + st.name + "'", 0, INT32_MAX));
-    if (!by_name.emplace(st.name, static_cast<int>(parser.states.size())).second)
-      refuse(LoadCode::kDuplicate, "duplicate parse state name '" + st.name + "'");
-    if (!ids.insert(st.id).second) refuse(LoadCode::kDuplicate, "parse state '" + st.name + "': duplicate id");
+    Identity me = identify(sj, "parse state", &ids, &by_name, static_cast<int>(parser.states.size()));
+    st.name = me.name;
+    st.id = me.id;
     parser.states.push_back(std::move(st));
   }
   auto state_ref = [&](const Json& v, const std::string& where) {

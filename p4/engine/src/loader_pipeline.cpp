@@ -58,20 +58,20 @@ void Loader::load_pipelines() {
     if (!array(*pj[pi], "action_calls", P4_MAX_TABLES, pw).empty()) refuse_feature("action_calls", pw);
     for (const Json& t : array(*pj[pi], "tables", P4_MAX_TABLES, pw)) {
       TableInfo ti;
-      ti.name = name(t, "table");
-      ti.id = static_cast<int>(integer(t, "id", "table '" + ti.name + "'", 0, INT32_MAX));
+      Identity me = identify(t, "table", &table_ids, nullptr, 0);
+      ti.name = me.name;
+      ti.id = me.id;
       ti.pipeline = pi;
-      if (!table_ids.insert(ti.id).second) refuse(LoadCode::kDuplicate, "table '" + ti.name + "': duplicate table id");
       if (p_.tables.size() >= P4_MAX_TABLES) refuse(LoadCode::kArraySize, "program has more than " + std::to_string(P4_MAX_TABLES) + " tables");
       p_.tables.push_back(std::move(ti));
       table_json.emplace_back(&t, pi);
     }
     for (const Json& c : array(*pj[pi], "conditionals", P4_MAX_CONDITIONALS, pw)) {
       ConditionalInfo ci;
-      ci.name = name(c, "conditional");
-      ci.id = static_cast<int>(integer(c, "id", "conditional '" + ci.name + "'", 0, INT32_MAX));
+      Identity me = identify(c, "conditional", &cond_ids, nullptr, 0);
+      ci.name = me.name;
+      ci.id = me.id;
       ci.pipeline = pi;
-      if (!cond_ids.insert(ci.id).second) refuse(LoadCode::kDuplicate, "conditional '" + ci.name + "': duplicate id");
       if (p_.conditionals.size() >= P4_MAX_CONDITIONALS)
         refuse(LoadCode::kArraySize, "program has more than " + std::to_string(P4_MAX_CONDITIONALS) + " conditionals");
       p_.conditionals.push_back(std::move(ci));

@@ -108,6 +108,18 @@ std::int64_t Loader::integer(const Json& obj, const char* key, const std::string
   return as_integer(member(obj, key, where), where + " '" + key + "'", min, max);
 }
 
+Loader::Identity Loader::identify(const Json& obj, const std::string& kind, std::set<std::int64_t>* ids,
+                                  std::map<std::string, int>* names, int index) {
+  Identity out;
+  out.name = name(obj, kind);
+  out.where = kind + " '" + out.name + "'";
+  out.id = static_cast<int>(integer(obj, "id", out.where, 0, INT32_MAX));
+  if (!ids->insert(out.id).second) refuse(LoadCode::kDuplicate, out.where + ": duplicate " + kind + " id " + std::to_string(out.id));
+  if (names != nullptr && !names->emplace(out.name, index).second)
+    refuse(LoadCode::kDuplicate, "duplicate " + kind + " name '" + out.name + "'");
+  return out;
+}
+
 bool Loader::boolean(const Json& obj, const char* key, const std::string& where, bool dflt) {
   const Json* v = find(obj, key);
   if (v == nullptr || v->is_null()) return dflt;
