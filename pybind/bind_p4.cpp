@@ -123,26 +123,27 @@ DPUSIM_PYBIND(p4) {
         StfOutcome o = run_stf(e, text);
         return py::make_tuple(o.passed, o.message, o.packets, o.expects);
       });
+  // (engine, "", "") or (None, code, message).
+  auto loaded = [](std::unique_ptr<Engine> e, const LoadError& err) {
+    if (e) return py::make_tuple(py::cast(std::move(e)), "", "");
+    return py::make_tuple(py::none(), load_code_name(err.code), err.message);
+  };
   m.def(
       "load",
-      [](const std::string& json, const std::string& policy) {
+      [loaded](const std::string& json, const std::string& policy) {
         LoadOptions options;
         options.policy = policy_of(policy);
         LoadError err;
-        std::unique_ptr<Engine> e = Engine::load(json, options, &err);
-        if (e) return py::make_tuple(py::cast(std::move(e)), "", "");
-        return py::make_tuple(py::none(), load_code_name(err.code), err.message);
+        return loaded(Engine::load(json, options, &err), err);
       },
       py::arg("json"), py::arg("policy") = "device");
   m.def(
       "load_file",
-      [](const std::string& path, const std::string& policy) {
+      [loaded](const std::string& path, const std::string& policy) {
         LoadOptions options;
         options.policy = policy_of(policy);
         LoadError err;
-        std::unique_ptr<Engine> e = Engine::load_file(path, options, &err);
-        if (e) return py::make_tuple(py::cast(std::move(e)), "", "");
-        return py::make_tuple(py::none(), load_code_name(err.code), err.message);
+        return loaded(Engine::load_file(path, options, &err), err);
       },
       py::arg("path"), py::arg("policy") = "device");
 }
