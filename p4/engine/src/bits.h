@@ -1,0 +1,62 @@
+// Moving fields between the wire (big-endian, bit-packed) and field storage (64-bit limbs,
+// least significant first). A field's bit k (k = 0 the least significant) sits at wire
+// position start + width - 1 - k, so limb i is one contiguous run of at most 64 bits.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+
+namespace dpusim::p4 {
+
+// Reads n <= 64 bits starting at bit `start` (0 = the first byte's top bit).
+inline std::uint64_t read_bits(const std::uint8_t* data, std::size_t start, int n) {
+  std::size_t byte = start / 8;
+  int shift = static_cast<int>(start % 8);
+  int nbytes = (shift + n + 7) / 8;  // at most 9
+  unsigned __int128 acc = 0;
+  for (int i = 0; i < nbytes; ++i) acc = (acc << 8) | data[byte + i];
+  acc >>= (nbytes * 8 - shift - n);
+  return n == 64 ? static_cast<std::uint64_t>(acc) : static_cast<std::uint64_t>(acc) & ((1ull << n) - 1);
+}
+
+// Writes the low n <= 64 bits of v at bit `start`, leaving the other bits of the bytes.
+inline void write_bits(std::uint8_t* data, std::size_t start, int n, std::uint64_t v) {
+  std::size_t byte = start / 8;
+  int shift = static_cast<int>(start % 8);
+  int nbytes = (shift + n + 7) / 8;
+  int low = nbytes * 8 - shift - n;  // unused bits after the run in the last byte
+  unsigned __int128 mask = ((n == 64 ? ~static_cast<unsigned __int128>(0) >> 64
+                                      : static_cast<unsigned __int128>((1ull << n) - 1)))
+                           << low;
+  unsigned __int128 val = (static_cast<unsigned __int128>(v) << low) & mask;
+  for (int i = nbytes - 1; i >= 0; --i) {
+    auto m = static_cast<std::uint8_t>(mask);
+    data[byte + i] = static_cast<std::uint8_t>((data[byte + i] & ~m) | (static_cast<std::uint8_t>(val) & m));
+    mask >>= 8;
+    val >>= 8;
+  }
+}
+
+inline void wire_to_limbs(const std::uint8_t* data, std::size_t bit_off, int width, std::uint64_t* limbs) {
+  for (int i = 0, k = 0; k < width; ++i, k += 64) {
+    int n = width - k < 64 ? width - k : 64;
+    limbs[i] = read_bits(data, bit_off + static_cast<std::size_t>(width - k - n), n);
+  }
+}
+
+inline void limbs_to_wire(const std::uint64_t* limbs, int width, std::uint8_t* data, std::size_t bit_off) {
+  for (int i = 0, k = 0; k < width; ++i, k += 64) {
+    int n = width - k < 64 ? width - k : 64;
+    write_bits(data, bit_off + static_cast<std::size_t>(width - k - n), n, limbs[i]);
+  }
+}
+
+// The low nbytes*8 bits of a field as big-endian bytes (table and select keys).
+inline void limbs_to_be(const std::uint64_t* limbs, int nlimbs, int nbytes, std::uint8_t* out) {
+  for (int i = 0; i < nbytes; ++i) {
+    int limb = i / 8;
+    out[nbytes - 1 - i] = limb < nlimbs ? static_cast<std::uint8_t>(limbs[limb] >> (8 * (i % 8))) : 0;
+  }
+}
+
+}  // namespace dpusim::p4

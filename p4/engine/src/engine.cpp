@@ -1,0 +1,252 @@
+// The engine's public face: loading, the per-frame flow of simple_switch (parse, ingress,
+// the end-of-ingress decision, egress, the end-of-egress decision, deparse) and the two
+// port policies that interpret egress_spec.
+#include "dpusim/p4/engine.h"
+
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include "dpusim/p4/limits.h"
+#include "engine_impl.h"
+#include "loader.h"
+
+namespace dpusim::p4 {
+
+const char* drop_reason_name(DropReason reason) {
+  switch (reason) {
+    case DropReason::kNone: return "none";
+    case DropReason::kTooSmall: return "too_small";
+    case DropReason::kTooBig: return "too_big";
+    case DropReason::kIngressDrop: return "ingress_drop";
+    case DropReason::kEgressDrop: return "egress_drop";
+    case DropReason::kNoSuchPort: return "no_such_port";
+    case DropReason::kFault: return "fault";
+    case DropReason::kExternStop: return "extern_stop";
+  }
+  return "unknown";
+}
+
+std::string Stats::line() const {
+  std::ostringstream s;
+  s << "P4 stats: host_in=" << host_in << " host_out=" << host_out << " uplink_in=" << uplink_in
+    << " uplink_out=" << uplink_out << " dropped=" << dropped << " too_big=" << too_big
+    << " parse_errors=" << parse_errors << " to_guest=" << to_guest << " to_net=" << to_net
+    << " to_upstream=" << to_upstream << " egress_errors=" << egress_errors << " faults=" << faults;
+  return s.str();
+}
+
+void Engine::Impl::init_tables() {
+  tables.resize(program.tables.size());
+  for (std::size_t i = 0; i < program.tables.size(); ++i) {
+    const TableInfo& t = program.tables[i];
+    TableRuntime& rt = tables[i];
+    // Empty shells: memory comes with the first entry.
+    rt.exact.init(t.key_bytes, t.data_limbs);
+    rt.lpm.init(t.key_bytes, t.data_limbs);
+    rt.store.init(t.key_bytes, t.data_limbs);
+    if (t.match_type == TableMatchType::kTernary) rt.ternary = std::make_unique<TernaryIndex>(&rt.store);
+    rt.default_entry = t.default_entry;
+    if (t.match_type == TableMatchType::kLpm) rt.lpm_base_bits = t.key_bytes * 8 - t.keys[t.lpm_key].width;
+  }
+}
+
+Engine::Engine(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
+Engine::~Engine() = default;
+
+std::unique_ptr<Engine> Engine::load(std::string_view json, const LoadOptions& options, LoadError* error) {
+  auto impl = std::make_unique<Impl>();
+  impl->options = options;
+  if (!load_program(json, options.externs, &impl->program, error)) return nullptr;
+  impl->init_tables();
+  if (!impl->install_const_entries(error)) return nullptr;
+  impl->exec = std::make_unique<Executor>(impl->program, impl->tables);
+  return std::unique_ptr<Engine>(new Engine(std::move(impl)));
+}
+
+std::unique_ptr<Engine> Engine::load_file(const std::string& path, const LoadOptions& options, LoadError* error) {
+  std::error_code ec;
+  std::ifstream in(path, std::ios::binary);
+  if (!in || std::filesystem::is_directory(path, ec)) {
+    *error = {LoadCode::kIo, "cannot open '" + path + "'"};
+    return nullptr;
+  }
+  // Read in chunks, stopping one byte past the limit: an oversized file is refused by its
+  // size without being read whole (it may not even be a regular file).
+  std::string text;
+  char chunk[65536];
+  while (in && text.size() <= P4_MAX_DOCUMENT_BYTES) {
+    in.read(chunk, sizeof chunk);
+    text.append(chunk, static_cast<std::size_t>(in.gcount()));
+  }
+  if (in.bad()) {
+    *error = {LoadCode::kIo, "cannot read '" + path + "'"};
+    return nullptr;
+  }
+  if (text.size() > P4_MAX_DOCUMENT_BYTES) {
+    *error = {LoadCode::kDocumentSize, "document is more than " + std::to_string(P4_MAX_DOCUMENT_BYTES) +
+                                           " bytes (4 MiB), the limit"};
+    return nullptr;
+  }
+  return load(text, options, error);
+}
+
+bool Engine::update(const TableUpdate& u, UpdateError* error) { return impl_->apply(u, error); }
+const Stats& Engine::stats() const { return impl_->stats; }
+Stats& Engine::mutable_stats() { return impl_->stats; }
+PortPolicy Engine::policy() const { return impl_->options.policy; }
+
+std::string Engine::summary() const {
+  const Program& p = impl_->program;
+  int n[4] = {0, 0, 0, 0};
+  for (const TableInfo& t : p.tables) ++n[static_cast<int>(t.match_type)];
+  std::size_t headers = 0, metadata = 0;
+  for (const HeaderInfo& h : p.headers) (h.metadata ? metadata : headers)++;
+  std::ostringstream s;
+  s << (p.name.empty() ? "program" : p.name) << ": " << headers << " headers, " << metadata << " metadata, "
+    << p.parser.states.size() << " parse states, " << p.actions.size() << " actions, " << p.tables.size()
+    << " tables (" << n[0] << " exact, " << n[1] << " lpm, " << n[2] << " ternary), " << p.conditionals.size()
+    << " conditionals, " << p.phv_bytes << "/" << P4_MAX_PHV_BYTES << " header vector bytes, "
+    << p.entries_budget_used << " table entries requested";
+  return s.str();
+}
+
+std::vector<TableDesc> Engine::describe_tables() const {
+  static const char* kinds[] = {"exact", "lpm", "ternary", "valid", "optional", "range"};
+  static const char* types[] = {"exact", "lpm", "ternary", "range"};
+  const Program& p = impl_->program;
+  std::vector<TableDesc> out;
+  for (std::size_t i = 0; i < p.tables.size(); ++i) {
+    const TableInfo& t = p.tables[i];
+    TableDesc d;
+    d.name = t.name;
+    d.match_type = types[static_cast<int>(t.match_type)];
+    for (const KeyField& k : t.keys) d.keys.push_back({k.name, k.target_name, kinds[static_cast<int>(k.kind)], k.width});
+    for (int a : t.actions) {
+      const ActionInfo& ai = p.actions[static_cast<std::size_t>(a)];
+      ActionDesc ad;
+      ad.name = ai.name;
+      for (const ActionParam& prm : ai.params) ad.params.emplace_back(prm.name, prm.width);
+      d.actions.push_back(std::move(ad));
+    }
+    d.max_size = t.max_size;
+    d.entries = impl_->tables[i].count;
+    d.immutable = t.immutable;
+    out.push_back(std::move(d));
+  }
+  return out;
+}
+
+Verdict Engine::process(std::uint32_t in_port, const std::uint8_t* frame, std::size_t size) {
+  Impl& m = *impl_;
+  Stats& s = m.stats;
+  const Program& p = m.program;
+  Executor& x = *m.exec;
+  const bool device = m.options.policy == PortPolicy::kDevice;
+  (in_port == P4_PORT_HOST ? s.host_in : s.uplink_in)++;
+  Verdict v;
+  auto drop = [&](DropReason reason) {
+    v.dropped = true;
+    v.reason = reason;
+    ++s.dropped;
+    if (reason == DropReason::kTooBig) ++s.too_big;
+    if (reason == DropReason::kFault) {
+      ++s.faults;
+      v.fault = x.st.fault;
+    }
+    return v;
+  };
+  // A frame the program cannot run over is dropped, never forwarded unexamined.
+  if (size < P4_MIN_FRAME_BYTES) return drop(DropReason::kTooSmall);
+  if (size > P4_MAX_FRAME_BYTES) return drop(DropReason::kTooBig);
+  if (device ? in_port > P4_PORT_UPLINK : in_port >= (1u << P4_V1MODEL_PORT_BITS)) return drop(DropReason::kNoSuchPort);
+
+  x.begin_frame(frame, size, in_port);
+  if (p.f_ingress_port >= 0) x.store_field(p.f_ingress_port, Value::of(in_port));
+  if (p.f_packet_length >= 0) x.store_field(p.f_packet_length, Value::of(size));
+  std::uint64_t error = x.parse();
+  if (x.st.fault != nullptr) return drop(DropReason::kFault);
+  if (error != p.core_errors.no_error) ++s.parse_errors;
+  if (p.f_parser_error >= 0) x.store_field(p.f_parser_error, Value::of(error));
+  x.run_pipeline(p.ingress);
+  if (x.st.fault != nullptr) return drop(DropReason::kFault);
+
+  // End of ingress: simple_switch's drop check, then the port.
+  const std::uint64_t spec = x.field_u64(p.f_egress_spec);
+  std::uint32_t port;
+  if (device && !x.st.egress_spec_written) {
+    // No port chosen: forward to the other port, as the device does with no program. The
+    // field's initial zero is not a request for the host port.
+    port = in_port == P4_PORT_HOST ? P4_PORT_UPLINK : P4_PORT_HOST;
+  } else if (spec == P4_V1MODEL_DROP_PORT) {
+    return drop(DropReason::kIngressDrop);
+  } else if (device && spec > P4_PORT_UPLINK) {
+    return drop(DropReason::kNoSuchPort);
+  } else {
+    port = static_cast<std::uint32_t>(spec);
+  }
+
+  // Egress: egress_port is the resolved port; simple_switch sets egress_spec to the drop
+  // port + 1 (512, which a 9-bit field holds as 0) so that only an explicit drop drops.
+  if (p.f_egress_port >= 0) x.store_field(p.f_egress_port, Value::of(port));
+  x.store_field(p.f_egress_spec, Value::of(P4_V1MODEL_DROP_PORT + 1));
+  if (p.f_packet_length >= 0) x.store_field(p.f_packet_length, Value::of(static_cast<std::uint64_t>(x.st.length_reg)));
+  x.run_pipeline(p.egress);
+  if (x.st.fault != nullptr) return drop(DropReason::kFault);
+  if (x.field_u64(p.f_egress_spec) == P4_V1MODEL_DROP_PORT) return drop(DropReason::kEgressDrop);
+
+  std::size_t out = x.deparse();
+  if (x.st.fault != nullptr) return drop(DropReason::kFault);
+  if (out > P4_MAX_FRAME_BYTES) return drop(DropReason::kTooBig);
+  if (out < P4_MIN_FRAME_BYTES) return drop(DropReason::kTooSmall);
+  (port == P4_PORT_HOST ? s.host_out : s.uplink_out)++;
+  v.port = port;
+  v.data = x.st.out.data();
+  v.size = out;
+  return v;
+}
+
+int Engine::field_handle(const std::string& name) const {
+  const Program& p = impl_->program;
+  auto it = p.field_by_name.find(name);
+  return it == p.field_by_name.end() ? -1 : it->second;
+}
+
+int Engine::field_width(int handle) const {
+  const Program& p = impl_->program;
+  return handle >= 0 && handle < static_cast<int>(p.fields.size()) ? p.fields[handle].width : 0;
+}
+
+Verdict Engine::run_ingress_metadata(const std::vector<std::pair<int, Value>>& inputs) {
+  Impl& m = *impl_;
+  const Program& p = m.program;
+  Executor& x = *m.exec;
+  static const std::uint8_t kNoFrame[1] = {0};
+  x.begin_frame(kNoFrame, 0, 0);
+  for (const auto& [handle, value] : inputs)
+    if (handle >= 0 && handle < static_cast<int>(p.fields.size())) x.store_field(handle, value);
+  x.st.egress_spec_written = false;
+  x.run_pipeline(p.ingress);
+  Verdict v;
+  if (x.st.fault != nullptr) {
+    v.dropped = true;
+    v.reason = DropReason::kFault;
+    v.fault = x.st.fault;
+  } else if (x.field_u64(p.f_egress_spec) == P4_V1MODEL_DROP_PORT) {
+    v.dropped = true;
+    v.reason = DropReason::kIngressDrop;
+  } else if (x.st.stop) {
+    v.reason = DropReason::kExternStop;
+  }
+  return v;
+}
+
+Value Engine::read_field(int handle) const {
+  Value v = Value::zero();
+  if (handle >= 0 && handle < static_cast<int>(impl_->program.fields.size())) impl_->exec->load_field(handle, v);
+  return v;
+}
+
+void Engine::set_extern_context(void* context) { impl_->exec->st.extern_context = context; }
+
+}  // namespace dpusim::p4

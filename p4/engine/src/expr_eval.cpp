@@ -1,0 +1,308 @@
+// Expression evaluation with bmv2's semantics: values wide (see value.h), truncated only
+// when written to a field. A fault (division by zero, a shift past the carried width, a
+// stack index out of range) marks the frame, which the policy layer drops and counts:
+// bmv2 would crash or throw on most of these, and a device must not.
+#include <cstring>
+
+#include "bits.h"
+#include "exec.h"
+
+namespace dpusim::p4 {
+
+void Executor::fault(const char* what) {
+  if (st.fault == nullptr) {
+    st.fault = what;
+    st.fault_where = current_prim_ != nullptr ? current_prim_->where.c_str() : "";
+  }
+}
+
+void Executor::load_field(int field, Value& out) const {
+  const FieldInfo& f = p_.fields[field];
+  const std::uint64_t* src = &st.phv[static_cast<std::size_t>(f.limb)];
+  int i = 0;
+  for (; i < f.nlimbs; ++i) out.w[i] = src[i];
+  for (; i < kValueLimbs; ++i) out.w[i] = 0;
+}
+
+void Executor::store_field(int field, const Value& v) {
+  const FieldInfo& f = p_.fields[field];
+  std::uint64_t* dst = &st.phv[static_cast<std::size_t>(f.limb)];
+  for (int i = 0; i < f.nlimbs; ++i) dst[i] = v.w[i];
+  int rem = f.width % 64;
+  if (rem != 0) dst[f.nlimbs - 1] &= (1ull << rem) - 1;
+  // The device policy needs to know whether the program chose a port at all.
+  if (field == p_.f_egress_spec) st.egress_spec_written = true;
+}
+
+std::uint64_t Executor::field_u64(int field) const { return st.phv[static_cast<std::size_t>(p_.fields[field].limb)]; }
+
+namespace {
+
+// A shift amount the carried width can represent; anything else is a fault.
+bool shift_amount(const Value& r, unsigned* n) {
+  std::uint64_t x;
+  if (!r.fits_u64(&x) || x >= static_cast<std::uint64_t>(kValueBits)) return false;
+  *n = static_cast<unsigned>(x);
+  return true;
+}
+
+}  // namespace
+
+void Executor::eval(int node, Value& out) {
+  const ExprNode& n = p_.exprs[node];
+  switch (n.op) {
+    case ExprOp::kField: load_field(n.a, out); return;
+    case ExprOp::kValidField: out = Value::of(st.valid[n.a]); return;
+    case ExprOp::kConst: out = p_.consts[n.a]; return;
+    case ExprOp::kLocal: {
+      out.clear();
+      for (int i = 0; i < n.c; ++i) out.w[i] = st.action_data[n.b + i];
+      return;
+    }
+    case ExprOp::kStackLastField: {
+      std::uint32_t next = st.stack_next[n.a];
+      if (next == 0) {
+        out.clear();
+        fault("read of the last element of an empty header stack");
+        return;
+      }
+      int h = p_.stacks[n.a].headers[next - 1];
+      load_field(p_.headers[h].first_field + n.b, out);
+      return;
+    }
+    case ExprOp::kUnionStackLastField: {
+      std::uint32_t next = st.union_stack_next[n.a];
+      if (next == 0) {
+        out.clear();
+        fault("read of the last element of an empty header union stack");
+        return;
+      }
+      int h = p_.unions[p_.union_stacks[n.a].unions[next - 1]].headers[n.b];
+      load_field(p_.headers[h].first_field + n.c, out);
+      return;
+    }
+    case ExprOp::kLookahead: {
+      std::size_t start = st.cursor * 8 + static_cast<std::size_t>(n.a);
+      out.clear();
+      if (start + static_cast<std::size_t>(n.b) > st.pkt_len * 8) {
+        st.parse_error_pending = true;  // PacketTooShort, as bmv2's lookahead raises
+        return;
+      }
+      wire_to_limbs(st.pkt, start, n.b, out.w);
+      return;
+    }
+    case ExprOp::kAccessField: {
+      int h = eval_header(n.a);
+      if (h < 0) {
+        out.clear();
+        return;
+      }
+      load_field(p_.headers[h].first_field + n.b, out);
+      return;
+    }
+    case ExprOp::kB2D: out = Value::of(eval_bool(n.a) ? 1 : 0); return;
+    case ExprOp::kSizeStack: out = Value::of(st.stack_next[p_.exprs[n.a].a]); return;
+    case ExprOp::kLastStackIndex:
+      // bmv2 computes count - 1, which is -1 for an empty stack.
+      value_sub(out, Value::of(st.stack_next[p_.exprs[n.a].a]), Value::of(1));
+      return;
+    case ExprOp::kTernary:
+      if (eval_bool(n.c))
+        eval(n.a, out);
+      else
+        eval(n.b, out);
+      return;
+    case ExprOp::kBitNeg: {
+      Value a;
+      eval(n.a, a);
+      value_not(out, a);
+      return;
+    }
+    case ExprOp::kUsatCast:
+    case ExprOp::kSatCast:
+    case ExprOp::kTwoCompMod: {
+      Value a;
+      eval(n.a, a);
+      if (n.op == ExprOp::kUsatCast) value_usat_cast(out, a, n.b);
+      else if (n.op == ExprOp::kSatCast) value_sat_cast(out, a, n.b);
+      else value_two_comp_mod(out, a, n.b);
+      return;
+    }
+    default: break;
+  }
+  // Binary data operators.
+  Value a, b;
+  eval(n.a, a);
+  eval(n.b, b);
+  switch (n.op) {
+    case ExprOp::kAdd: value_add(out, a, b); return;
+    case ExprOp::kSub: value_sub(out, a, b); return;
+    case ExprOp::kMul: value_mul(out, a, b); return;
+    case ExprOp::kDiv:
+      if (!value_div(out, a, b)) fault("division by zero");
+      return;
+    case ExprOp::kMod:
+      if (!value_mod(out, a, b)) fault("division by zero");
+      return;
+    case ExprOp::kShl:
+    case ExprOp::kShr: {
+      unsigned amount;
+      if (!shift_amount(b, &amount)) {
+        out.clear();
+        fault("a shift past the carried width of 576 bits");
+        return;
+      }
+      if (n.op == ExprOp::kShl) value_shl(out, a, amount);
+      else value_shr(out, a, amount);
+      return;
+    }
+    case ExprOp::kBitAnd: value_and(out, a, b); return;
+    case ExprOp::kBitOr: value_or(out, a, b); return;
+    case ExprOp::kBitXor: value_xor(out, a, b); return;
+    default:
+      out.clear();
+      fault("internal: an expression node of the wrong kind");
+      return;
+  }
+}
+
+bool Executor::headers_equal(int a, int b) const {
+  // bmv2's Header::cmp: both valid, and every field equal.
+  if (!st.valid[a] || !st.valid[b]) return false;
+  if (st.vl_bits[static_cast<std::size_t>(a)] != st.vl_bits[static_cast<std::size_t>(b)]) return false;
+  const HeaderInfo& ha = p_.headers[a];
+  const HeaderInfo& hb = p_.headers[b];
+  return std::memcmp(&st.phv[static_cast<std::size_t>(ha.limb)], &st.phv[static_cast<std::size_t>(hb.limb)],
+                     static_cast<std::size_t>(ha.nlimbs) * 8) == 0;
+}
+
+bool Executor::eval_bool(int node) {
+  const ExprNode& n = p_.exprs[node];
+  switch (n.op) {
+    case ExprOp::kBoolConst: return n.a != 0;
+    case ExprOp::kAnd: return eval_bool(n.a) && eval_bool(n.b);
+    case ExprOp::kOr: return eval_bool(n.a) || eval_bool(n.b);
+    case ExprOp::kNot: return !eval_bool(n.a);
+    case ExprOp::kEqBool: return eval_bool(n.a) == eval_bool(n.b);
+    case ExprOp::kNeBool: return eval_bool(n.a) != eval_bool(n.b);
+    case ExprOp::kValid: {
+      int h = eval_header(n.a);
+      return h >= 0 && st.valid[h] != 0;
+    }
+    case ExprOp::kValidUnion: {
+      int u = eval_union(n.a);
+      if (u < 0) return false;
+      for (int h : p_.unions[u].headers)
+        if (st.valid[h]) return true;
+      return false;
+    }
+    case ExprOp::kEqHeader:
+    case ExprOp::kNeHeader: {
+      int a = eval_header(n.a), b = eval_header(n.b);
+      if (a < 0 || b < 0) return false;
+      bool eq = headers_equal(a, b);
+      return n.op == ExprOp::kEqHeader ? eq : !eq;
+    }
+    case ExprOp::kEqUnion:
+    case ExprOp::kNeUnion: {
+      int a = eval_union(n.a), b = eval_union(n.b);
+      if (a < 0 || b < 0) return false;
+      // Equal when the same member is valid in both and that member is equal.
+      bool eq = false;
+      const auto& ha = p_.unions[a].headers;
+      const auto& hb = p_.unions[b].headers;
+      for (std::size_t i = 0; i < ha.size(); ++i)
+        if (st.valid[ha[i]]) eq = headers_equal(ha[i], hb[i]);
+      return n.op == ExprOp::kEqUnion ? eq : !eq;
+    }
+    case ExprOp::kD2B: {
+      Value v;
+      eval(n.a, v);
+      return !v.is_zero();
+    }
+    case ExprOp::kTernary: return eval_bool(n.c) ? eval_bool(n.a) : eval_bool(n.b);
+    default: break;
+  }
+  Value a, b;
+  eval(n.a, a);
+  eval(n.b, b);
+  switch (n.op) {
+    case ExprOp::kEq: return a == b;
+    case ExprOp::kNe: return a != b;
+    case ExprOp::kLt: return compare(a, b) < 0;
+    case ExprOp::kLe: return compare(a, b) <= 0;
+    case ExprOp::kGt: return compare(a, b) > 0;
+    case ExprOp::kGe: return compare(a, b) >= 0;
+    default:
+      fault("internal: a boolean node of the wrong kind");
+      return false;
+  }
+}
+
+int Executor::eval_header(int node) {
+  const ExprNode& n = p_.exprs[node];
+  switch (n.op) {
+    case ExprOp::kHeader: return n.a;
+    case ExprOp::kDerefStack: {
+      const StackInfo& s = p_.stacks[p_.exprs[n.a].a];
+      Value i;
+      eval(n.b, i);
+      std::uint64_t idx;
+      if (!i.fits_u64(&idx) || idx >= s.headers.size()) {
+        fault("a header stack index out of range");
+        return -1;
+      }
+      return s.headers[idx];
+    }
+    case ExprOp::kAccessUnionHeader: {
+      int u = eval_union(n.a);
+      return u < 0 ? -1 : p_.unions[u].headers[n.b];
+    }
+    case ExprOp::kTernary: return eval_bool(n.c) ? eval_header(n.a) : eval_header(n.b);
+    default:
+      fault("internal: a header node of the wrong kind");
+      return -1;
+  }
+}
+
+int Executor::eval_union(int node) {
+  const ExprNode& n = p_.exprs[node];
+  if (n.op == ExprOp::kUnion) return n.a;
+  if (n.op == ExprOp::kDerefUnionStack) {
+    const UnionStackInfo& s = p_.union_stacks[p_.exprs[n.a].a];
+    Value i;
+    eval(n.b, i);
+    std::uint64_t idx;
+    if (!i.fits_u64(&idx) || idx >= s.unions.size()) {
+      fault("a header union stack index out of range");
+      return -1;
+    }
+    return s.unions[idx];
+  }
+  fault("internal: a union node of the wrong kind");
+  return -1;
+}
+
+int Executor::lvalue_field(int node) {
+  const ExprNode& n = p_.exprs[node];
+  switch (n.op) {
+    case ExprOp::kField: return n.a;
+    case ExprOp::kAccessField: {
+      int h = eval_header(n.a);
+      return h < 0 ? -1 : p_.headers[h].first_field + n.b;
+    }
+    case ExprOp::kStackLastField: {
+      std::uint32_t next = st.stack_next[n.a];
+      if (next == 0) {
+        fault("write to the last element of an empty header stack");
+        return -1;
+      }
+      return p_.headers[p_.stacks[n.a].headers[next - 1]].first_field + n.b;
+    }
+    default:
+      fault("internal: an lvalue node of the wrong kind");
+      return -1;
+  }
+}
+
+}  // namespace dpusim::p4

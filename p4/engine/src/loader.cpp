@@ -1,0 +1,107 @@
+// Top level of the loader: size and weight before parsing, the format version, the
+// sections in dependency order, and the known-but-not-built features refused by name.
+#include "loader.h"
+
+#include "dpusim/p4/limits.h"
+#include "json_cost.h"
+
+namespace dpusim::p4 {
+
+namespace {
+
+struct TopLevelFeature {
+  const char* key;
+  const char* feature;
+};
+// Known bmv2 sections this engine does not build. A non-empty one is refused by the
+// feature's name; an empty one (p4c writes them all) costs nothing. Checksums come before
+// calculations because a checksum is what a program that has both is using them for.
+const TopLevelFeature kRefusedSections[] = {
+    {"checksums", "checksums"},         {"calculations", "calculations"},
+    {"counter_arrays", "counters"},     {"meter_arrays", "meters"},
+    {"register_arrays", "registers"},   {"learn_lists", "digests"},
+    {"parse_vsets", "parse value sets"},
+};
+
+}  // namespace
+
+void Loader::load() {
+  if (!doc_.is_object()) refuse(LoadCode::kSchema, "document is a JSON " + std::string(doc_.type_name()) + ", not an object");
+  if (const Json* meta = find(doc_, "__meta__"); meta != nullptr && !meta->is_null()) {
+    const Json& ver = member(*meta, "version", "__meta__");
+    if (!ver.is_array() || ver.size() < 2) refuse(LoadCode::kSchema, "__meta__ version is not a [major, minor] pair");
+    std::int64_t major = as_integer(ver[0], "__meta__ major version", 0, INT32_MAX);
+    std::int64_t minor = as_integer(ver[1], "__meta__ minor version", 0, INT32_MAX);
+    if (major != P4_JSON_VERSION_MAJOR || minor > P4_JSON_VERSION_MINOR_MAX)
+      refuse(LoadCode::kVersion, "bmv2 JSON format version " + std::to_string(major) + "." + std::to_string(minor) +
+                                     " is not supported (this engine reads " + std::to_string(P4_JSON_VERSION_MAJOR) + ".0 to " +
+                                     std::to_string(P4_JSON_VERSION_MAJOR) + "." + std::to_string(P4_JSON_VERSION_MINOR_MAX) + ")");
+  }
+  if (const Json* prog = find(doc_, "program"); prog != nullptr && prog->is_string()) {
+    p_.name = prog->get<std::string>();
+    check_name(p_.name, "program");
+  }
+  for (const auto& s : kRefusedSections) {
+    const Json* v = find(doc_, s.key);
+    if (v != nullptr && !v->is_null()) {
+      check_array(*v, P4_MAX_ACTIONS, std::string("'") + s.key + "'");
+      if (!v->empty()) {
+        std::string first = "program";
+        if ((*v)[0].is_object() && (*v)[0].contains("name") && (*v)[0]["name"].is_string())
+          first = std::string(s.key) + " entry '" + (*v)[0]["name"].get<std::string>().substr(0, 100) + "'";
+        check_name(first, s.key);
+        refuse_feature(s.feature, first);
+      }
+    }
+  }
+  load_externs();  // an extern the target lacks is the feature to name, before anything else
+  load_header_types();
+  load_headers();
+  load_stacks_and_unions();
+  load_errors();
+  load_field_aliases();
+  resolve_v1model_fields();
+  layout_phv();
+  load_actions();
+  load_parser();
+  load_deparser();
+  load_pipelines();
+  check_cycles();
+}
+
+bool load_program(std::string_view text, const ExternRegistry* externs, Program* program, LoadError* error) {
+  if (text.size() > P4_MAX_DOCUMENT_BYTES) {
+    *error = {LoadCode::kDocumentSize, "document is " + std::to_string(text.size()) + " bytes, more than the limit of " +
+                                           std::to_string(P4_MAX_DOCUMENT_BYTES) + " (4 MiB)"};
+    return false;
+  }
+  JsonCost cost;
+  if (!weigh_json(text, P4_JSON_MAX_COST, P4_JSON_MAX_DEPTH, &cost, error)) return false;
+  Json doc = Json::parse(text.begin(), text.end(), nullptr, /*allow_exceptions=*/false);
+  if (doc.is_discarded()) {
+    // Find where it breaks, for the message: nlohmann's exception says.
+    std::string why = "not valid JSON";
+    try {
+      Json again = Json::parse(text.begin(), text.end());
+    } catch (const Json::parse_error& e) {
+      why = e.what();
+    }
+    *error = {LoadCode::kJsonSyntax, why.substr(0, 300)};
+    return false;
+  }
+  try {
+    Loader loader(doc, externs, program);
+    loader.load();
+  } catch (const Refusal& r) {
+    *error = r.error;
+    return false;
+  } catch (const Json::exception& e) {
+    // Every access is type-checked first; this is the backstop that keeps a JSON shape the
+    // checks missed a refusal rather than a crash.
+    *error = {LoadCode::kSchema, std::string("malformed program: ") + e.what()};
+    return false;
+  }
+  return true;
+}
+
+}  // namespace dpusim::p4

@@ -1,0 +1,225 @@
+// The parser (parse states, their operations and select transitions) and the deparser
+// (JSON_format.md "parsers", "deparsers"). simple_switch runs the parser named "parser"
+// and the deparser named "deparser"; so does this engine.
+#include <set>
+
+#include "dpusim/p4/limits.h"
+#include "loader.h"
+
+namespace dpusim::p4 {
+
+namespace {
+
+const Json* find_named(const Json& arr, const char* wanted) {
+  for (const Json& x : arr)
+    if (x.is_object() && x.contains("name") && x["name"].is_string() && x["name"].get<std::string>() == wanted)
+      return &x;
+  return nullptr;
+}
+
+}  // namespace
+
+void Loader::load_parser() {
+  const Json& parsers = array(doc_, "parsers", P4_MAX_PARSE_STATES, "program");
+  for (const Json& pj : parsers) name(pj, "parser");
+  const Json* pj = find_named(parsers, "parser");
+  if (pj == nullptr) refuse(LoadCode::kDanglingRef, "program has no parser named 'parser' (simple_switch runs that one)");
+  ParserInfo& parser = p_.parser;
+  parser.name = "parser";
+  const Json& states = array(*pj, "parse_states", P4_MAX_PARSE_STATES, "parser 'parser'");
+  std::map<std::string, int> by_name;
+  std::set<std::int64_t> ids;
+  for (const Json& sj : states) {
+    ParseState st;
+    Identity me = identify(sj, "parse state", &ids, &by_name, static_cast<int>(parser.states.size()));
+    st.name = me.name;
+    st.id = me.id;
+    parser.states.push_back(std::move(st));
+  }
+  auto state_ref = [&](const Json& v, const std::string& where) {
+    if (v.is_null()) return -1;
+    if (!v.is_string()) refuse(LoadCode::kSchema, where + ": next state is not a name or null");
+    auto it = by_name.find(v.get<std::string>());
+    if (it == by_name.end()) refuse(LoadCode::kDanglingRef, where + " names parse state '" + v.get<std::string>() + "', which does not exist");
+    return it->second;
+  };
+  const Json& init = member(*pj, "init_state", "parser 'parser'");
+  parser.init_state = state_ref(init, "parser 'parser' init_state");
+
+  ExprScope scope;
+  scope.parser = true;
+  for (std::size_t si = 0; si < states.size(); ++si) {
+    const Json& sj = states[si];
+    ParseState& st = parser.states[si];
+    std::string where = "parse state '" + st.name + "'";
+    const Json& ops = array(sj, "parser_ops", P4_MAX_PARSER_OPS, where);
+    for (std::size_t oi = 0; oi < ops.size(); ++oi) {
+      const Json& oj = ops[oi];
+      std::string op = string(oj, "op", where + " op " + std::to_string(oi));
+      std::string ow = where + " op " + std::to_string(oi) + " '" + op + "'";
+      const Json& params = array(oj, "parameters", P4_MAX_PRIMITIVES, ow);
+      auto arity = [&](std::size_t n) {
+        if (params.size() != n) refuse(LoadCode::kSchema, ow + " takes " + std::to_string(n) + " parameters, not " + std::to_string(params.size()));
+      };
+      ParseOp pop;
+      pop.kind = ParseOpKind::kExtract;
+      if (op == "extract") {
+        arity(1);
+        std::string type = string(params[0], "type", ow);
+        const Json& val = member(params[0], "value", ow);
+        if (type == "regular") {
+          if (!val.is_string()) refuse(LoadCode::kSchema, ow + ": header is not a name");
+          pop.a = header_ref(val.get<std::string>(), ow);
+          if (p_.headers[pop.a].metadata) refuse(LoadCode::kOperandKind, ow + ": extracts metadata '" + p_.headers[pop.a].name + "'");
+          if (p_.headers[pop.a].varbit_field >= 0)
+            refuse(LoadCode::kOperandKind, ow + ": '" + p_.headers[pop.a].name + "' has a varbit field: it is extracted with extract_VL");
+        } else if (type == "stack") {
+          if (!val.is_string()) refuse(LoadCode::kSchema, ow + ": stack is not a name");
+          auto it = p_.stack_by_name.find(val.get<std::string>());
+          if (it == p_.stack_by_name.end()) refuse(LoadCode::kDanglingRef, ow + " names header stack '" + val.get<std::string>() + "', which does not exist");
+          pop.kind = ParseOpKind::kExtractStack;
+          pop.a = it->second;
+        } else if (type == "union_stack") {
+          if (!val.is_array() || val.size() != 2 || !val[0].is_string() || !val[1].is_string())
+            refuse(LoadCode::kSchema, ow + ": union_stack extract is not a [stack, member] pair");
+          auto it = p_.union_stack_by_name.find(val[0].get<std::string>());
+          if (it == p_.union_stack_by_name.end())
+            refuse(LoadCode::kDanglingRef, ow + " names header union stack '" + val[0].get<std::string>() + "', which does not exist");
+          const UnionInfo& u0 = p_.unions[p_.union_stacks[it->second].unions[0]];
+          int member_index = -1;
+          for (std::size_t m = 0; m < u0.members.size(); ++m)
+            if (u0.members[m] == val[1].get<std::string>()) member_index = static_cast<int>(m);
+          if (member_index < 0) refuse(LoadCode::kDanglingRef, ow + " names union member '" + val[1].get<std::string>() + "', which does not exist");
+          pop.kind = ParseOpKind::kExtractUnionStack;
+          pop.a = it->second;
+          pop.b = member_index;
+        } else {
+          refuse(LoadCode::kSchema, ow + ": extract of type '" + type + "'");
+        }
+      } else if (op == "extract_VL") {
+        arity(2);
+        std::string type = string(params[0], "type", ow);
+        const Json& val = member(params[0], "value", ow);
+        if (!val.is_string()) refuse(LoadCode::kSchema, ow + ": extract_VL target is not a name");
+        pop.kind = ParseOpKind::kExtractVL;
+        int type_index;
+        if (type == "regular") {
+          pop.a = header_ref(val.get<std::string>(), ow);
+          pop.c = 0;
+          type_index = p_.headers[pop.a].type;
+        } else if (type == "stack") {
+          auto it = p_.stack_by_name.find(val.get<std::string>());
+          if (it == p_.stack_by_name.end()) refuse(LoadCode::kDanglingRef, ow + " names header stack '" + val.get<std::string>() + "', which does not exist");
+          pop.a = it->second;
+          pop.c = 1;
+          type_index = p_.stacks[pop.a].type;
+        } else {
+          refuse(LoadCode::kSchema, ow + ": extract_VL of type '" + type + "'");
+        }
+        if (p_.header_types[type_index].varbit_field < 0)
+          refuse(LoadCode::kOperandKind, ow + ": extract_VL of '" + val.get<std::string>() + "', which has no varbit field");
+        pop.b = expr_of_kind(params[1], ExprKind::kData, scope, ow);
+      } else if (op == "set") {
+        arity(2);
+        pop.kind = ParseOpKind::kSet;
+        pop.a = lvalue(params[0], scope, ow);
+        pop.b = expr_of_kind(params[1], ExprKind::kData, scope, ow);
+        int width = static_width(pop.a);
+        if (width > 0 && p_.exprs[pop.b].op == ExprOp::kConst && p_.consts[p_.exprs[pop.b].a].bit_length() > width)
+          refuse(LoadCode::kLiteralWidth, ow + ": literal " + p_.consts[p_.exprs[pop.b].a].to_hex() + " is wider than its " +
+                                              std::to_string(width) + "-bit destination");
+      } else if (op == "verify") {
+        arity(2);
+        pop.kind = ParseOpKind::kVerify;
+        pop.a = expr_of_kind(params[0], ExprKind::kBool, scope, ow);
+        pop.b = expr_of_kind(params[1], ExprKind::kData, scope, ow);
+      } else if (op == "advance") {
+        arity(1);
+        pop.kind = ParseOpKind::kAdvance;
+        pop.a = expr_of_kind(params[0], ExprKind::kData, scope, ow);
+      } else if (op == "shift") {
+        arity(1);
+        // The deprecated byte-count form of advance.
+        pop.kind = ParseOpKind::kAdvance;
+        int bytes = expr_of_kind(params[0], ExprKind::kData, scope, ow);
+        pop.a = add_node(ExprOp::kMul, ExprKind::kData, bytes, add_const(Value::of(8)));
+      } else if (op == "primitive") {
+        arity(1);
+        pop.kind = ParseOpKind::kPrimitive;
+        pop.prim = primitive(params[0], scope, ow, 0, 1);
+      } else {
+        refuse_feature("parser operation " + op, ow);
+      }
+      st.ops.push_back(std::move(pop));
+    }
+    for (const Json& kj : array(sj, "transition_key", P4_MAX_KEY_FIELDS, where)) {
+      KeyPart part;
+      part.expr = expr_of_kind(kj, ExprKind::kData, scope, where + " transition key");
+      const ExprNode& n = p_.exprs[part.expr];
+      part.width = n.op == ExprOp::kLookahead ? n.b : static_width(part.expr);
+      if (part.width <= 0) refuse(LoadCode::kOperandKind, where + ": a transition key is not a field or a lookahead");
+      part.nbytes = (part.width + 7) / 8;
+      st.key_bytes += part.nbytes;
+      if (n.op == ExprOp::kLookahead) st.lookahead_bytes = std::max(st.lookahead_bytes, (n.a + n.b + 7) / 8);
+      st.key.push_back(part);
+    }
+    bool have_default = false;
+    for (const Json& tj : array(sj, "transitions", P4_MAX_TRANSITIONS, where)) {
+      std::string tw = where + " transition";
+      const Json* tt = find(tj, "type");
+      std::string type = (tt == nullptr || tt->is_null()) ? "hexstr" : string(tj, "type", tw);
+      // Legacy p4c-bm JSON has no "type" and writes the default as "value": "default".
+      if (tt == nullptr && find(tj, "value") != nullptr && *find(tj, "value") == "default") type = "default";
+      int next = state_ref(member(tj, "next_state", tw), tw);
+      if (type == "default") {
+        // bmv2 takes the default only after every value case has failed, wherever the
+        // JSON lists it.
+        if (have_default) refuse(LoadCode::kDuplicate, where + " has two default transitions");
+        have_default = true;
+        st.default_next = next;
+        continue;
+      }
+      if (type == "parse_vset") refuse_feature("parse value sets", tw);
+      if (type != "hexstr") refuse(LoadCode::kSchema, tw + " of type '" + type + "'");
+      if (st.key.empty()) refuse(LoadCode::kSchema, tw + ": a value transition in a state without a transition key");
+      Transition t;
+      t.value = hexbytes(member(tj, "value", tw), st.key_bytes, tw + " value");
+      const Json* mj = find(tj, "mask");
+      if (mj == nullptr || mj->is_null())
+        t.mask.assign(static_cast<std::size_t>(st.key_bytes), 0xff);
+      else
+        t.mask = hexbytes(*mj, st.key_bytes, tw + " mask");
+      for (int b = 0; b < st.key_bytes; ++b) t.value[b] &= t.mask[b];
+      t.next = next;
+      st.transitions.push_back(std::move(t));
+    }
+  }
+}
+
+void Loader::load_deparser() {
+  const Json& deparsers = array(doc_, "deparsers", P4_MAX_PARSE_STATES, "program");
+  for (const Json& dj : deparsers) name(dj, "deparser");
+  const Json* dj = find_named(deparsers, "deparser");
+  if (dj == nullptr) refuse(LoadCode::kDanglingRef, "program has no deparser named 'deparser' (simple_switch runs that one)");
+  p_.deparser.name = "deparser";
+  std::set<int> seen;
+  for (const Json& h : array(*dj, "order", P4_MAX_HEADERS, "deparser 'deparser'")) {
+    if (!h.is_string()) refuse(LoadCode::kSchema, "deparser 'deparser': an order entry is not a header name");
+    int hid = header_ref(h.get<std::string>(), "deparser 'deparser'");
+    if (p_.headers[hid].metadata)
+      refuse(LoadCode::kOperandKind, "deparser 'deparser' emits metadata '" + p_.headers[hid].name +
+                                         "': metadata is architecture state, not something to put on a wire");
+    if (!seen.insert(hid).second) refuse(LoadCode::kDuplicate, "deparser 'deparser' emits header '" + p_.headers[hid].name + "' twice");
+    p_.deparser.order.push_back(hid);
+  }
+  ExprScope scope;
+  const Json& prims = array(*dj, "primitives", P4_MAX_PRIMITIVES, "deparser 'deparser'");
+  for (std::size_t i = 0; i < prims.size(); ++i) {
+    Prim prim = primitive(prims[i], scope, "deparser 'deparser'", i, prims.size());
+    if (prim.op == PrimOp::kJump || prim.op == PrimOp::kJumpIfZero)
+      refuse(LoadCode::kBadJump, "deparser 'deparser' primitive " + std::to_string(i) + ": jumps are only taken inside actions");
+    p_.deparser.prims.push_back(std::move(prim));
+  }
+}
+
+}  // namespace dpusim::p4

@@ -1,0 +1,378 @@
+// Table updates, held to P4Runtime's rules (p4runtime spec, "TableEntry" and "Match
+// fields"): every key field checked against its width and match kind, deletes included;
+// priorities only where the table ranks by them; duplicates and absent entries refused.
+#include <sstream>
+
+#include "dpusim/p4/limits.h"
+#include "engine_impl.h"
+
+namespace dpusim::p4 {
+
+namespace {
+
+UpdateError fail(UpdateCode code, std::string message) { return UpdateError{code, std::move(message)}; }
+
+// Names reach log lines: anything but printable ASCII is refused before it is echoed.
+bool printable(const std::string& s) {
+  if (s.empty() || s.size() > P4_MAX_NAME_BYTES) return false;
+  for (unsigned char c : s)
+    if (c < 0x20 || c > 0x7e) return false;
+  return true;
+}
+
+std::string bytes_hex(const std::uint8_t* p, int n) {
+  static const char digits[] = "0123456789abcdef";
+  std::string s = "0x";
+  for (int i = 0; i < n; ++i) {
+    s.push_back(digits[p[i] >> 4]);
+    s.push_back(digits[p[i] & 15]);
+  }
+  if (n == 0) s += "0";
+  return s;
+}
+
+}  // namespace
+
+bool Engine::Impl::canonical_key(const TableInfo& t, const TableUpdate& u, CanonicalEntry* e, UpdateError* error) const {
+  const std::string tn = "table '" + t.name + "'";
+  if (u.match.size() != t.keys.size()) {
+    std::string keys;
+    for (const KeyField& k : t.keys) keys += (keys.empty() ? "" : ", ") + k.name;
+    *error = fail(UpdateCode::kKeyCount, tn + " has " + std::to_string(t.keys.size()) + " key fields (" + keys + "); the update lists " +
+                                             std::to_string(u.match.size()) + " (every key, in key order)");
+    return false;
+  }
+  e->key.assign(static_cast<std::size_t>(t.key_bytes), 0);
+  e->mask.assign(static_cast<std::size_t>(t.key_bytes), 0);
+  for (std::size_t i = 0; i < t.keys.size(); ++i) {
+    const KeyField& kf = t.keys[i];
+    const MatchField& mf = u.match[i];
+    if (!printable(mf.field)) {
+      *error = fail(UpdateCode::kBadName, tn + " match field " + std::to_string(i) + ": the name is not printable ASCII");
+      return false;
+    }
+    if (mf.field != kf.name) {
+      *error = fail(UpdateCode::kKeyCount, tn + " match field " + std::to_string(i) + " is '" + mf.field + "', but key " +
+                                               std::to_string(i) + " is '" + kf.name + "' (every key, in key order)");
+      return false;
+    }
+    const std::string fw = tn + " key '" + kf.name + "'";
+    Value v;
+    if (!parse_number(mf.value, &v)) {
+      *error = fail(UpdateCode::kBadRecord, fw + ": value '" + mf.value.substr(0, 60) + "' is not a hex (0x..) or decimal number");
+      return false;
+    }
+    if (v.bit_length() > kf.width) {
+      *error = fail(UpdateCode::kValueWidth, fw + ": value " + v.to_hex() + " is wider than the " + std::to_string(kf.width) + "-bit field");
+      return false;
+    }
+    Value m = Value::ones(kf.width);
+    const bool lpm = kf.kind == MatchKind::kLpm;
+    const bool masked = kf.kind == MatchKind::kTernary || kf.kind == MatchKind::kOptional;
+    if (mf.prefix_len && !lpm) {
+      *error = fail(UpdateCode::kMatchKind, fw + " is not an LPM field and takes no prefix_len");
+      return false;
+    }
+    if (mf.mask && !masked) {
+      *error = fail(UpdateCode::kMatchKind, fw + " is " + (lpm ? "an LPM" : "an exact") + " field and takes no mask");
+      return false;
+    }
+    if (lpm) {
+      if (!mf.prefix_len) {
+        *error = fail(UpdateCode::kMatchKind, fw + " is an LPM field and needs a prefix_len");
+        return false;
+      }
+      int pl = *mf.prefix_len;
+      if (pl < 0 || pl > kf.width) {
+        *error = fail(UpdateCode::kPrefixLength, fw + ": prefix length " + std::to_string(pl) + " is outside [0, " +
+                                                     std::to_string(kf.width) + "]");
+        return false;
+      }
+      m = Value::prefix_mask(kf.width, pl);
+      if (t.match_type == TableMatchType::kLpm) e->prefix_bits = tables[&t - program.tables.data()].lpm_base_bits + pl;
+    }
+    if (masked && mf.mask) {
+      if (!parse_number(*mf.mask, &m)) {
+        *error = fail(UpdateCode::kBadRecord, fw + ": mask '" + mf.mask->substr(0, 60) + "' is not a hex (0x..) or decimal number");
+        return false;
+      }
+      if (m.bit_length() > kf.width) {
+        *error = fail(UpdateCode::kValueWidth, fw + ": mask " + m.to_hex() + " is wider than the " + std::to_string(kf.width) + "-bit field");
+        return false;
+      }
+      if (kf.kind == MatchKind::kOptional && !m.is_zero() && m != Value::ones(kf.width)) {
+        *error = fail(UpdateCode::kMatchKind, fw + " is an optional field: its mask is all ones or zero, not " + m.to_hex());
+        return false;
+      }
+    } else if (kf.kind == MatchKind::kTernary) {
+      *error = fail(UpdateCode::kMatchKind, fw + " is a ternary field and needs a mask (zero for don't care)");
+      return false;
+    }
+    Value outside;
+    value_not(outside, m);
+    value_and(outside, outside, v);
+    if (!outside.is_zero()) {
+      *error = fail(lpm ? UpdateCode::kPrefixBits : UpdateCode::kMaskBits,
+                    fw + ": value " + v.to_hex() + " has bits set " + (lpm ? "past its prefix" : "outside its mask " + m.to_hex()));
+      return false;
+    }
+    std::uint8_t* kp = &e->key[static_cast<std::size_t>(kf.offset)];
+    std::uint8_t* mp = &e->mask[static_cast<std::size_t>(kf.offset)];
+    v.get_bytes_be(kp, static_cast<std::size_t>(kf.nbytes));
+    m.get_bytes_be(mp, static_cast<std::size_t>(kf.nbytes));
+    // Under p4c's `field & constant` an entry is the entry for its masked value, as bmv2
+    // stores it: 0x1234 under 0x00ff is 0x0034, and matches 0xab34.
+    for (int b = 0; b < kf.nbytes && !kf.mask.empty(); ++b) {
+      kp[b] &= kf.mask[static_cast<std::size_t>(b)];
+      mp[b] &= kf.mask[static_cast<std::size_t>(b)];
+    }
+  }
+  if (t.needs_priority()) {
+    if (!u.priority || *u.priority < 1 || *u.priority > INT32_MAX) {
+      *error = fail(UpdateCode::kPriority, tn + " has ternary keys: an entry needs a priority in [1, " + std::to_string(INT32_MAX) +
+                                               "] (higher wins)" + (u.priority ? ", not " + std::to_string(*u.priority) : ""));
+      return false;
+    }
+    e->priority = static_cast<std::int32_t>(*u.priority);
+  } else if (u.priority && *u.priority != 0) {
+    *error = fail(UpdateCode::kPriority, tn + " has no ternary key: an entry gives no priority (got " + std::to_string(*u.priority) + ")");
+    return false;
+  }
+  return true;
+}
+
+bool Engine::Impl::canonical_action(const TableInfo& t, const TableUpdate& u, CanonicalEntry* e, UpdateError* error) const {
+  const std::string tn = "table '" + t.name + "'";
+  if (!printable(u.action)) {
+    *error = fail(UpdateCode::kBadName, tn + ": the action name is empty or not printable ASCII");
+    return false;
+  }
+  // Names are unique within a table (checked at load), not across the program.
+  int action = -1;
+  for (int a : t.actions)
+    if (program.actions[static_cast<std::size_t>(a)].name == u.action) action = a;
+  if (action < 0) {
+    bool exists = program.action_by_name.count(u.action) != 0;
+    *error = exists ? fail(UpdateCode::kActionNotInTable, "action '" + u.action + "' is not one of " + tn + "'s actions")
+                    : fail(UpdateCode::kUnknownAction, "no action named '" + u.action + "'");
+    return false;
+  }
+  const ActionInfo& a = program.actions[static_cast<std::size_t>(action)];
+  e->action = action;
+  e->data.assign(static_cast<std::size_t>(t.data_limbs), 0);
+  std::vector<bool> given(a.params.size(), false);
+  for (const auto& [pname, pvalue] : u.params) {
+    if (!printable(pname)) {
+      *error = fail(UpdateCode::kBadName, "action '" + a.name + "': a parameter name is not printable ASCII");
+      return false;
+    }
+    std::size_t k = 0;
+    while (k < a.params.size() && a.params[k].name != pname) ++k;
+    if (k == a.params.size()) {
+      *error = fail(UpdateCode::kParams, "action '" + a.name + "' has no parameter '" + pname + "'");
+      return false;
+    }
+    if (given[k]) {
+      *error = fail(UpdateCode::kParams, "action '" + a.name + "' parameter '" + pname + "' is given twice");
+      return false;
+    }
+    given[k] = true;
+    Value v;
+    if (!parse_number(pvalue, &v)) {
+      *error = fail(UpdateCode::kBadRecord, "action '" + a.name + "' parameter '" + pname + "': '" + pvalue.substr(0, 60) +
+                                                "' is not a hex (0x..) or decimal number");
+      return false;
+    }
+    const ActionParam& prm = a.params[k];
+    if (v.bit_length() > prm.width) {
+      *error = fail(UpdateCode::kParams, "action '" + a.name + "' parameter '" + pname + "': value " + v.to_hex() + " is wider than its " +
+                                             std::to_string(prm.width) + " bits");
+      return false;
+    }
+    for (int l = 0; l < prm.nlimbs; ++l) e->data[static_cast<std::size_t>(prm.limb + l)] = v.w[l];
+  }
+  for (std::size_t k = 0; k < a.params.size(); ++k)
+    if (!given[k]) {
+      *error = fail(UpdateCode::kParams, "action '" + a.name + "' parameter '" + a.params[k].name + "' is missing");
+      return false;
+    }
+  return true;
+}
+
+std::uint64_t* Engine::Impl::find_entry(int table, const CanonicalEntry& e) {
+  TableRuntime& rt = tables[static_cast<std::size_t>(table)];
+  if (rt.count == 0) return nullptr;
+  switch (program.tables[static_cast<std::size_t>(table)].match_type) {
+    case TableMatchType::kExact: return rt.exact.find_mut(e.key.data(), 0);
+    case TableMatchType::kLpm: return rt.lpm.find(e.key.data(), e.prefix_bits);
+    case TableMatchType::kTernary: {
+      int slot = rt.ternary->find(e.key.data(), e.mask.data(), e.priority);
+      return slot < 0 ? nullptr : rt.store.meta(slot);
+    }
+    case TableMatchType::kRange: return nullptr;
+  }
+  return nullptr;
+}
+
+bool Engine::Impl::insert_entry(int table, const CanonicalEntry& e, UpdateError* error) {
+  const TableInfo& t = program.tables[static_cast<std::size_t>(table)];
+  TableRuntime& rt = tables[static_cast<std::size_t>(table)];
+  // bmv2 sizes a table with const entries by its list, whatever max_size says.
+  if (!t.immutable && rt.count >= t.max_size) {
+    *error = fail(UpdateCode::kTableFull, "table " + t.name + " full (max_size " + std::to_string(t.max_size) + ")");
+    return false;
+  }
+  switch (t.match_type) {
+    case TableMatchType::kExact: rt.exact.insert(e.key.data(), 0, make_meta(e.action, 0), e.data.data()); break;
+    case TableMatchType::kLpm: rt.lpm.insert(e.key.data(), e.prefix_bits, make_meta(e.action, e.prefix_bits), e.data.data()); break;
+    case TableMatchType::kTernary: {
+      int slot = rt.store.add(e.key.data(), make_meta(e.action, e.priority), e.data.data());
+      std::copy(e.mask.begin(), e.mask.end(), rt.store.mask_mut(slot));
+      rt.ternary->insert(slot);
+      break;
+    }
+    case TableMatchType::kRange: return false;
+  }
+  ++rt.count;
+  return true;
+}
+
+bool Engine::Impl::apply(const TableUpdate& u, UpdateError* error) {
+  if (!printable(u.table)) {
+    *error = fail(UpdateCode::kBadName, "the table name is empty or not printable ASCII");
+    return false;
+  }
+  auto it = program.table_by_name.find(u.table);
+  if (it == program.table_by_name.end()) {
+    *error = fail(UpdateCode::kUnknownTable, "no table named '" + u.table + "'");
+    return false;
+  }
+  const int table = it->second;
+  const TableInfo& t = program.tables[static_cast<std::size_t>(table)];
+  TableRuntime& rt = tables[static_cast<std::size_t>(table)];
+  const std::string tn = "table '" + t.name + "'";
+  CanonicalEntry e;
+  if (u.type == UpdateType::kDefault) {
+    if (!u.match.empty() || u.priority) {
+      *error = fail(UpdateCode::kBadRecord, tn + ": a DEFAULT update takes no match fields and no priority");
+      return false;
+    }
+    if (!canonical_action(t, u, &e, error)) return false;
+    const DefaultEntry& d = t.default_entry;
+    if (d.present && d.action_const && e.action != d.action) {
+      *error = fail(UpdateCode::kConstDefault, tn + "'s default action is const ('" + program.actions[static_cast<std::size_t>(d.action)].name + "')");
+      return false;
+    }
+    if (d.present && d.entry_const && e.data != d.data) {
+      *error = fail(UpdateCode::kConstDefault, tn + "'s default action and its arguments are const");
+      return false;
+    }
+    rt.default_entry.present = true;
+    rt.default_entry.action = e.action;
+    rt.default_entry.data = e.data;
+    return true;
+  }
+  if (t.immutable) {
+    *error = fail(UpdateCode::kImmutableTable, tn + " has const entries (an 'entries' list): its entries cannot change");
+    return false;
+  }
+  if (t.keys.empty()) {
+    *error = fail(UpdateCode::kKeylessTable, tn + " has no key: only its default action can be set");
+    return false;
+  }
+  if (!canonical_key(t, u, &e, error)) return false;
+  std::uint64_t* meta = find_entry(table, e);
+  switch (u.type) {
+    case UpdateType::kInsert:
+      if (meta != nullptr) {
+        *error = fail(UpdateCode::kDuplicateEntry, tn + " already has an entry for key " + bytes_hex(e.key.data(), t.key_bytes) +
+                                                       (t.needs_priority() ? " at priority " + std::to_string(e.priority) : ""));
+        return false;
+      }
+      if (!canonical_action(t, u, &e, error)) return false;
+      return insert_entry(table, e, error);
+    case UpdateType::kModify:
+      if (meta == nullptr) {
+        *error = fail(UpdateCode::kNoSuchEntry, tn + " has no entry for key " + bytes_hex(e.key.data(), t.key_bytes) + " to modify");
+        return false;
+      }
+      if (!canonical_action(t, u, &e, error)) return false;
+      // In place: the entry keeps its identity (and, among equal priorities, its rank).
+      *meta = make_meta(e.action, meta_rank(*meta));
+      std::copy(e.data.begin(), e.data.end(), meta + 1);
+      return true;
+    case UpdateType::kDelete:
+      if (meta == nullptr) {
+        *error = fail(UpdateCode::kNoSuchEntry, tn + " has no entry for key " + bytes_hex(e.key.data(), t.key_bytes) + " to delete");
+        return false;
+      }
+      switch (t.match_type) {
+        case TableMatchType::kExact: rt.exact.erase(e.key.data(), 0); break;
+        case TableMatchType::kLpm: rt.lpm.erase(e.key.data(), e.prefix_bits); break;
+        case TableMatchType::kTernary: {
+          int slot = rt.ternary->find(e.key.data(), e.mask.data(), e.priority);
+          rt.ternary->erase(slot);
+          rt.store.release(slot);
+          break;
+        }
+        case TableMatchType::kRange: break;
+      }
+      --rt.count;
+      return true;
+    case UpdateType::kDefault: break;
+  }
+  return false;
+}
+
+bool Engine::Impl::install_const_entries(LoadError* error) {
+  for (std::size_t ti = 0; ti < program.tables.size(); ++ti) {
+    const TableInfo& t = program.tables[ti];
+    for (std::size_t i = 0; i < t.const_entries.size(); ++i) {
+      const ConstEntry& ce = t.const_entries[i];
+      // Through the same checks as a control plane's insert.
+      TableUpdate u;
+      u.table = t.name;
+      for (const KeyField& kf : t.keys) {
+        MatchField mf;
+        mf.field = kf.name;
+        mf.value = bytes_hex(&ce.key[static_cast<std::size_t>(kf.offset)], kf.nbytes);
+        if (kf.kind == MatchKind::kLpm) mf.prefix_len = ce.prefix_len;
+        if (kf.kind == MatchKind::kTernary || kf.kind == MatchKind::kOptional)
+          mf.mask = bytes_hex(&ce.mask[static_cast<std::size_t>(kf.offset)], kf.nbytes);
+        u.match.push_back(std::move(mf));
+      }
+      if (t.needs_priority()) u.priority = ce.priority;
+      // The compiler's entries are held to bmv2's rules, not P4Runtime's: bmv2 keeps a
+      // key's bits under its mask or prefix only, so those are all the entry means.
+      for (MatchField& mf : u.match) {
+        Value v, m;
+        parse_number(mf.value, &v);
+        const KeyField& kf = t.keys[static_cast<std::size_t>(&mf - u.match.data())];
+        if (mf.mask && parse_number(*mf.mask, &m)) value_and(v, v, m);
+        if (mf.prefix_len && *mf.prefix_len >= 0 && *mf.prefix_len <= kf.width)
+          value_and(v, v, Value::prefix_mask(kf.width, *mf.prefix_len));
+        mf.value = v.to_hex();
+      }
+      CanonicalEntry e;
+      UpdateError ue;
+      bool ok = canonical_key(t, u, &e, &ue);
+      if (ok && find_entry(static_cast<int>(ti), e) != nullptr) {
+        ok = false;
+        ue.message = "table '" + t.name + "' lists the same key twice";
+      }
+      if (ok) {
+        e.action = ce.action;
+        e.data = ce.data;
+        e.data.resize(static_cast<std::size_t>(t.data_limbs), 0);
+        ok = insert_entry(static_cast<int>(ti), e, &ue);
+      }
+      if (!ok) {
+        *error = {LoadCode::kTableEntries, "table '" + t.name + "' entry " + std::to_string(i) + ": " + ue.message};
+        return false;
+      }
+    }
+  }
+  return true;
+}
+
+}  // namespace dpusim::p4

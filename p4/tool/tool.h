@@ -1,0 +1,18 @@
+// Shared pieces of the dpusim-p4 subcommands.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "dpusim/p4/errors.h"
+
+namespace dpusim::p4::tool {
+
+int cmd_run(const std::vector<std::string>& args);
+int cmd_bench(const std::vector<std::string>& args);
+
+bool read_text(const std::string& path, std::string* out);
+// Prints "PROG: error[<code>]: <message>" on stderr; returns the exit status (1, or 2 for I/O).
+int refused(const std::string& prog, const LoadError& error);
+
+}  // namespace dpusim::p4::tool

@@ -1,0 +1,133 @@
+"""./dpusim p4 check | run | stf: exit statuses, messages, pcap in and out."""
+import json
+import pathlib
+import struct
+import subprocess
+
+import pytest
+
+import _dpusim
+from p4_frames import ethernet
+
+DATA = pathlib.Path(__file__).resolve().parents[1] / "data" / "p4"
+TOOL = pathlib.Path(_dpusim.__file__).resolve().parents[1] / "p4" / "tool" / "dpusim-p4"
+
+
+def tool(*args):
+    return subprocess.run([str(TOOL), *map(str, args)], capture_output=True, text=True, timeout=60)
+
+
+def write_pcap(path, records, nanosecond=False, big_endian=False):
+    """records: (timestamp in ns, frame)."""
+    e = ">" if big_endian else "<"
+    magic = 0xA1B23C4D if nanosecond else 0xA1B2C3D4
+    out = struct.pack(e + "IHHiIII", magic, 2, 4, 0, 0, 65535, 1)
+    for ts, frame in records:
+        frac = ts % 1_000_000_000 if nanosecond else (ts % 1_000_000_000) // 1000
+        out += struct.pack(e + "IIII", ts // 1_000_000_000, frac, len(frame), len(frame)) + frame
+    path.write_bytes(out)
+
+
+def read_pcap(path):
+    data = path.read_bytes()
+    magic = struct.unpack("<I", data[:4])[0]
+    assert magic in (0xA1B2C3D4, 0xA1B23C4D)
+    ns = magic == 0xA1B23C4D
+    assert struct.unpack("<HHiIII", data[4:24])[-1] == 1  # Ethernet
+    out, pos = [], 24
+    while pos < len(data):
+        sec, frac, incl, orig = struct.unpack("<IIII", data[pos:pos + 16])
+        assert incl == orig
+        out.append((sec * 1_000_000_000 + (frac if ns else frac * 1000), data[pos + 16:pos + 16 + incl]))
+        pos += 16 + incl
+    return out
+
+
+def with_patch(tmp_path, name, **extra):
+    doc = json.loads((DATA / name).read_text())
+    doc.update(extra)
+    path = tmp_path / name
+    path.write_text(json.dumps(doc))
+    return path
+
+
+def test_check_prints_a_one_line_summary():
+    r = tool("check", DATA / "features.json")
+    assert r.returncode == 0, r.stderr
+    assert r.stdout.count("\n") == 1 and r.stdout.startswith("features.p4: 4 headers")
+    assert r.stderr == ""
+
+
+def test_check_refusal_names_the_feature(tmp_path):
+    prog = with_patch(tmp_path, "minimal_forward.json", checksums=[{"name": "cksum", "id": 0}])
+    r = tool("check", prog)
+    assert r.returncode == 1
+    assert r.stderr == f"{prog}: error[unsupported]: checksums entry 'cksum': 'checksums' is not supported yet\n"
+    assert r.stdout == ""
+
+
+@pytest.mark.parametrize("args", [(), ("check",), ("check", "a", "b"), ("frobnicate",), ("run", "--out")])
+def test_usage_errors_exit_2(args):
+    assert tool(*args).returncode == 2
+
+
+def test_unreadable_inputs_exit_2(tmp_path):
+    for prog in (tmp_path / "missing.json", tmp_path):
+        r = tool("check", prog)
+        assert r.returncode == 2 and "error[io]" in r.stderr
+    assert tool("stf", DATA / "loopback.json", tmp_path).returncode == 2
+    assert tool("run", DATA / "loopback.json", "--in1", tmp_path / "missing.pcap", "--out", tmp_path / "o").returncode == 2
+
+
+def test_run_merges_inputs_by_timestamp_port_0_first_on_ties(tmp_path):
+    dst = "0a:00:00:00:00:01"
+    updates = [{"type": "INSERT", "table": "ingress.fwd", "match": [{"field": "hdr.ethernet.dstAddr", "value": "0x0a0000000001"}],
+                "action": "ingress.forward", "params": {"port": "1"}}]
+    (tmp_path / "updates.json").write_text(json.dumps(updates))
+    f = [ethernet(dst=dst) + bytes([i]) * 10 for i in range(5)]
+    write_pcap(tmp_path / "in0.pcap", [(1_000_001_000, f[0]), (3_000_000_000, f[1])])
+    # The uplink capture is big-endian with nanosecond timestamps.
+    write_pcap(tmp_path / "in1.pcap", [(1_000_001_000, f[2]), (2_000_000_007, f[3]), (5_000_000_000, ethernet() + b"x")],
+               nanosecond=True, big_endian=True)
+    r = tool("run", DATA / "minimal_forward.json", "--entries", tmp_path / "updates.json",
+             "--in0", tmp_path / "in0.pcap", "--in1", tmp_path / "in1.pcap", "--out", tmp_path / "out")
+    assert r.returncode == 0, r.stderr
+    assert r.stdout.splitlines()[-1] == ("P4 stats: host_in=2 host_out=0 uplink_in=3 uplink_out=4 dropped=1 too_big=0 "
+                                         "parse_errors=0 to_guest=0 to_net=4 to_upstream=0 egress_errors=0 faults=0")
+    assert read_pcap(tmp_path / "out" / "port0.pcap") == []
+    assert read_pcap(tmp_path / "out" / "port1.pcap") == [
+        (1_000_001_000, f[0]), (1_000_001_000, f[2]), (2_000_000_007, f[3]), (3_000_000_000, f[1])]
+
+
+def test_run_without_inputs_writes_empty_captures(tmp_path):
+    r = tool("run", DATA / "loopback.json", "--out", tmp_path / "o")
+    assert r.returncode == 0, r.stderr
+    assert read_pcap(tmp_path / "o" / "port0.pcap") == [] and read_pcap(tmp_path / "o" / "port1.pcap") == []
+    assert r.stdout.startswith("P4 stats: host_in=0 ")
+
+
+def test_run_refuses_pcapng_and_bad_updates(tmp_path):
+    (tmp_path / "ng.pcap").write_bytes(struct.pack("<IIIHHq", 0x0A0D0D0A, 28, 0x1A2B3C4D, 1, 0, -1) + struct.pack("<I", 28))
+    r = tool("run", DATA / "loopback.json", "--in0", tmp_path / "ng.pcap", "--out", tmp_path / "o")
+    assert r.returncode == 2 and "'pcapng' is not supported yet" in r.stderr
+    (tmp_path / "u.json").write_text(json.dumps([{"type": "INSERT", "table": "ingress.fwd", "match": [
+        {"field": "hdr.ethernet.dstAddr", "value": "0x1000000000000"}], "action": "ingress.forward", "params": {"port": "1"}}]))
+    r = tool("run", DATA / "minimal_forward.json", "--entries", tmp_path / "u.json", "--out", tmp_path / "o")
+    assert r.returncode == 1
+    assert "update 0 (INSERT): error[value_width]: table 'ingress.fwd' key 'hdr.ethernet.dstAddr': value 0x1000000000000 is wider than the 48-bit field" in r.stderr
+
+
+def test_run_refused_program_exits_1(tmp_path):
+    prog = with_patch(tmp_path, "loopback.json", __meta__={"version": [2, 99]})
+    r = tool("run", prog, "--out", tmp_path / "o")
+    assert r.returncode == 1 and "error[version]" in r.stderr
+
+
+def test_stf_prints_pass_or_the_first_mismatch(tmp_path):
+    (tmp_path / "ok.stf").write_text("packet 3 0102030405\nexpect 3 01 02 ** 04 05 $\n")
+    r = tool("stf", DATA / "loopback.json", tmp_path / "ok.stf")
+    assert r.returncode == 0 and ": pass (1 packets, 1 expects" in r.stdout
+    (tmp_path / "bad.stf").write_text("packet 3 0102030405\nexpect 3 0102030406\n")
+    r = tool("stf", DATA / "loopback.json", tmp_path / "bad.stf")
+    assert r.returncode == 1
+    assert "FAIL: packet 0 on port 3 differs at nibble 9: expected 0102030406, received 0102030405" in r.stdout
