@@ -28,6 +28,16 @@ def targets():
     return names
 
 
+def seed_dirs(target):
+    """tests/data/fuzz/TARGET, plus the folders of the harness's "// seeds:" line."""
+    dirs = [os.path.join(ROOT, "tests", "data", "fuzz", target)]
+    with open(os.path.join(ROOT, "fuzz", f"fuzz_{target}.cpp")) as f:
+        for line in f:
+            if line.startswith("// seeds: "):
+                dirs += [os.path.join(ROOT, d) for d in line.split()[2:]]
+    return dirs
+
+
 def build(target=None):
     env = dict(os.environ, CC="clang", CXX="clang++")
     if not os.path.exists(os.path.join(BUILD, "build.ninja")):
@@ -44,8 +54,7 @@ def run(target, seconds):
     work = os.path.join(ROOT, "out", "fuzz", target)
     corpus = os.path.join(work, "corpus")
     os.makedirs(corpus, exist_ok=True)
-    seeds = os.path.join(ROOT, "tests", "data", "fuzz", target)
-    dirs = [corpus] + ([seeds] if os.path.isdir(seeds) else [])
+    dirs = [corpus] + [d for d in seed_dirs(target) if os.path.isdir(d)]
     cmd = [os.path.join(BUILD, "fuzz", f"fuzz_{target}"), f"-max_total_time={seconds}", "-print_final_stats=1",
            "-timeout=10", "-rss_limit_mb=2048", "-max_len=65536", f"-artifact_prefix={work}/", *dirs]
     env = dict(os.environ, ASAN_OPTIONS="abort_on_error=1:detect_leaks=1",

@@ -43,6 +43,10 @@ bool read_pcap(const std::string& path, PcapFile* out, std::string* error) {
     return false;
   }
   std::vector<std::uint8_t> bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  return parse_pcap(bytes, path, out, error);
+}
+
+bool parse_pcap(const std::vector<std::uint8_t>& bytes, const std::string& path, PcapFile* out, std::string* error) {
   if (bytes.size() < kGlobalHeaderBytes) {
     *error = path + ": " + std::to_string(bytes.size()) + " bytes is shorter than a pcap header";
     return false;

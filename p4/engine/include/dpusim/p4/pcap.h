@@ -29,6 +29,8 @@ struct PcapFile {
 
 // Reads a whole file; false with *error naming the file, the record and the problem.
 bool read_pcap(const std::string& path, PcapFile* out, std::string* error);
+// The same for the bytes of a file already in memory; `name` stands for the file in errors.
+bool parse_pcap(const std::vector<std::uint8_t>& bytes, const std::string& name, PcapFile* out, std::string* error);
 
 class PcapWriter {
  public:
