@@ -25,3 +25,21 @@ def test_guest_fuzz_seeds(first):
                         + res.describe())
         kinds = {e["kind"] for e in res.events("invariant_violation")}
         assert kinds <= {"completion_timeout", "dma_outside_memory"}, (seed, kinds)
+
+
+RING_SEEDS = range(1, 41)
+
+
+@pytest.mark.parametrize("first", range(RING_SEEDS.start, RING_SEEDS.stop, 10))
+def test_guest_fuzz_descriptor_rings(first):
+    fn, platform = load_scenario(os.path.join(ROOT, "scenarios", "guest_fuzz_rings.py"))
+
+    async def short(sim):
+        return await fn(sim, rounds=3)
+
+    for seed in range(first, min(first + 10, RING_SEEDS.stop)):
+        res = run(short, platform, seed=seed)
+        assert res.ok, (f"seed {seed} failed; replay with: ./dpusim run scenarios/guest_fuzz_rings.py --seed {seed}\n"
+                        + res.describe())
+        kinds = {e["kind"] for e in res.events("invariant_violation")}
+        assert kinds <= {"dma_outside_memory"}, (seed, kinds)
