@@ -42,7 +42,7 @@ def build(target=None):
     env = dict(os.environ, CC="clang", CXX="clang++")
     if not os.path.exists(os.path.join(BUILD, "build.ninja")):
         subprocess.run(["cmake", "-S", ROOT, "-B", BUILD, "-G", "Ninja", "-DDPUSIM_FUZZ=ON",
-                        "-DCMAKE_BUILD_TYPE=RelWithDebInfo"], check=True, env=env, stdout=sys.stderr)
+                        "-DCMAKE_BUILD_TYPE=None"], check=True, env=env, stdout=sys.stderr)
     cmd = ["cmake", "--build", BUILD, "-j", str(os.cpu_count() or 2)]
     if target:
         cmd += ["--target", f"fuzz_{target}"]
