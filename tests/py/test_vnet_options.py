@@ -78,4 +78,5 @@ def test_integer_options_take_command_line_strings_and_the_banner_says_the_queue
     assert ("vnet.main", "info", "  Max Queue Pairs: 4 (Total VQs: 9)") in [(p, lv, m) for _, p, lv, m in app_log(res)]
     (start,) = res.events("platform_start")
     assert start["endpoints"] == "vnet num-ep=1 hotplug-mode=0 max-queue-pairs=4 queue-size=1024 " \
-                                 "mac-addr=52:54:00:12:34:56 mtu=1500 speed=100000"
+                                 "mac-addr=52:54:00:12:34:56 mtu=1500 speed=100000 " \
+                                 "acg capacity=16 initial=16 refill=1 grants=0"
