@@ -58,7 +58,8 @@ void VnetApp::slot_command_completed(unsigned i) {
              cfg.get(x + PCI_EXP_SLTSTA, 2));
   if (!(cfg.get(x + PCI_EXP_SLTCTL, 2) & PCI_EXP_SLTCTL_CCIE)) return;
   // Never retried: a host waiting on this interrupt falls back to its own timeout.
-  if (const char* err = send_dsp_msi(i)) log_.debug(kMainThread, "Failed to send Command Completed MSI: %s", err);
+  if (const char* err = send_dsp_msi(i, kMainThread))
+    log_.debug(kMainThread, "Failed to send Command Completed MSI: %s", err);
   else log_.info(kMainThread, "Command Completed MSI sent");
 }
 
@@ -207,7 +208,7 @@ void VnetApp::notify_slot_event(unsigned i, bool plug) {
   const char* op = plug ? "plug" : "unplug";
   update_dsp_slot_status(i, plug);
   // Without a credit the main loop retries; without host MSI set-up the host must poll.
-  if (const char* err = send_dsp_msi(i)) {
+  if (const char* err = send_dsp_msi(i, kWorkerThread)) {
     if (std::string(err) == "DOCA_ERROR_AGAIN") schedule_msi_retry(i, op);
     else log_.debug(kWorkerThread, "DSP[%u] %s: MSI not sent (%s) - host will poll Slot Status", i, op, err);
   }

@@ -65,25 +65,25 @@ void VnetApp::acg_grant(unsigned count) {
     if (s.msi_retry_pending) return schedule_retry_pass(ctx_.now_ps() + ctx_.timing.get(TimingId::vnet_main_loop_ps));
 }
 
-const char* VnetApp::send_dsp_msi(unsigned i) {
+const char* VnetApp::send_dsp_msi(unsigned i, const char* thread) {
   const pcie::ConfigSpace& cfg = dsps_[i]->cfg;
   const uint16_t m = TLP_BRIDGE_MSI_CAP;
   const uint16_t ctl = uint16_t(cfg.get(m + PCI_MSI_FLAGS, 2));
   if (!(ctl & PCI_MSI_FLAGS_ENABLE)) {
-    log_.debug(kMainThread, "MSI not enabled (Message Control=0x%04X)", ctl);
+    log_.debug(thread, "MSI not enabled (Message Control=0x%04X)", ctl);
     return kErrBadState;
   }
   const uint64_t addr = uint64_t(cfg.get(m + PCI_MSI_ADDRESS_HI, 4)) << 32 | cfg.get(m + PCI_MSI_ADDRESS_LO, 4);
   if (addr == 0) {
-    log_.debug(kMainThread, "MSI address not configured by Host");
+    log_.debug(thread, "MSI address not configured by Host");
     return kErrBadState;
   }
   const uint16_t data = uint16_t(cfg.get(m + PCI_MSI_DATA_64, 2));
   const uint16_t bdf = uint16_t(dsps_[i]->primary() << 8 | i << 3);
-  log_.debug(kMainThread, "Sending MSI: addr=0x%lX, data=0x%X, requester=0x%04X", static_cast<unsigned long>(addr),
+  log_.debug(thread, "Sending MSI: addr=0x%lX, data=0x%X, requester=0x%04X", static_cast<unsigned long>(addr),
              data, bdf);
   if (!acg_.pop()) {
-    log_.debug(kMainThread, "No ACG credit available, Host will poll to detect hotplug");
+    log_.debug(thread, "No ACG credit available, Host will poll to detect hotplug");
     return kErrAgain;
   }
   trace_acg_credits_ = acg_.count();
@@ -95,9 +95,9 @@ const char* VnetApp::send_dsp_msi(unsigned i) {
   if (use_64bit) dw.push_back(uint32_t(addr >> 32));
   dw.push_back(uint32_t(addr) & ~3u);
   dw.push_back(__builtin_bswap32(data));
-  log_.debug(kMainThread, "TX MemWr TLP: BDF=%04x Addr=%016lx Data=%04x [", bdf, static_cast<unsigned long>(addr), data);
-  for (size_t k = 0; k < dw.size(); ++k) log_.debug(kMainThread, "%08x%s", dw[k], k + 1 < dw.size() ? " " : "");
-  log_.debug(kMainThread, "] %s", use_64bit ? "64bit" : "32bit");  // the source's trailing "\n" dropped
+  log_.debug(thread, "TX MemWr TLP: BDF=%04x Addr=%016lx Data=%04x [", bdf, static_cast<unsigned long>(addr), data);
+  for (size_t k = 0; k < dw.size(); ++k) log_.debug(thread, "%08x%s", dw[k], k + 1 < dw.size() ? " " : "");
+  log_.debug(thread, "] %s", use_64bit ? "64bit" : "32bit");  // the source's trailing "\n" dropped
 
   // Completing the credit with MMIO_WRITE makes firmware emit the TLP: a DW MemWr from the
   // DSP's own ID, tag 0, the 16-bit data zero-extended.
@@ -111,7 +111,7 @@ const char* VnetApp::send_dsp_msi(unsigned i) {
   pcie::Tlp* t = ctx_.pool.alloc(h, 4);
   for (unsigned b = 0; b < 4; ++b) pcie::data(*t)[b] = uint8_t(uint32_t(data) >> (8 * b));
   up.send(*t);
-  log_.debug(kMainThread, "MSI interrupt sent: bus=0x%02X addr=0x%lX data=0x%X (size: %zu)", dsps_[i]->primary(),
+  log_.debug(thread, "MSI interrupt sent: bus=0x%02X addr=0x%lX data=0x%X (size: %zu)", dsps_[i]->primary(),
              static_cast<unsigned long>(addr), data, size_t(use_64bit ? 20 : 16));
   ctx_.event(name(), "acg_credit").str("op", "used").u64("count", acg_.count()).u64("dsp", i);
   if (acg_spec_.refill)
@@ -148,7 +148,7 @@ void VnetApp::drain_msi_retries() {
   for (unsigned i = 0; i < num_ep(); ++i) {
     SlotState& s = slots_[i];
     if (!s.msi_retry_pending) continue;
-    const char* err = send_dsp_msi(i);
+    const char* err = send_dsp_msi(i, kMainThread);
     if (!err) {
       clear_msi_retry(i);
       log_.debug(kMainThread, "DSP[%u] MSI retry succeeded", i);

@@ -189,8 +189,9 @@ class VnetApp : public sc_core::sc_module {
   void acg_init();
   void start_of_simulation() override;
   void acg_grant(unsigned count);
-  // nullptr when sent, else the DOCA error's name (DOCA_ERROR_AGAIN: no credit).
-  const char* send_dsp_msi(unsigned i);
+  // nullptr when sent, else the DOCA error's name (DOCA_ERROR_AGAIN: no credit). `thread`
+  // is the application thread that sends it (its lines are logged there).
+  const char* send_dsp_msi(unsigned i, const char* thread);
   void schedule_msi_retry(unsigned i, const char* op);
   void clear_msi_retry(unsigned i);
   void schedule_retry_pass(uint64_t at_ps);
