@@ -90,6 +90,9 @@ def test_plug_powers_on_at_once_then_waits_20_ms_polls_the_link_waits_100_ms_and
     assert [(w["value"], w["wait"]) for w in writes] == [(ENABLED, False), (POWERED, True)]
     (wait,) = [w for w in steps(res, "cmd_wait") if w["time_ps"] > writes[1]["time_ps"]]
     assert (wait["by"], wait["completed"]) == ("interrupt", True)
+    # pciehp_link_enable: Link Control read, Link Disable cleared, written back.
+    (lnkctl,) = [w for w in tlps(res, DSP0, "0x70", "CfgWr") if w["time_ps"] > wait["time_ps"]]
+    assert (lnkctl["fbe"], lnkctl["data"]) == ("0x3", "00000000")
     # msleep(20), then the Link Status polls: the first one already sees DLLLA.
     (detect,) = [m for m in steps(res, "msleep") if m["why"] == "link_detect"]
     (settle,) = [m for m in steps(res, "msleep") if m["why"] == "link_settle"]

@@ -272,3 +272,22 @@ def test_a_credit_goes_only_to_port_msis_never_to_the_endpoints_msix():
     port_msis = [e for e in res.events("msi") if e["requester"] == DSP]
     ep_msis = [e for e in res.events("msi") if e["requester"] == "02:00.0"]
     assert ep_msis and len(res.events("acg_credit", op="used")) == len(port_msis)
+
+
+def test_the_shutdown_waits_for_a_pending_unplug_until_the_forced_removal_destroys_it():
+    async def scenario(sim):
+        await boot(sim)
+        await sim.command("plug 0")
+        await sim.host.config_write16(DSP, SLTCTL, HPIE)  # Power ON
+        await sim.command("unplug 0")
+        await sim.sleep(10 * S)  # the host never powers off; the run ends 10 s later
+
+    res = run_ok(scenario, hp_platform())
+    initiating = first_time(res, "Initiating unplug for DSP[0] - waiting for host power off")
+    asked = first_time(res, "Shutdown requested - waiting for pending hot-unplug slots to complete")
+    forced = first_time(res, "DSP[0] unplug timeout (30s) - forcing device removal from DPU")
+    destroyed = first_time(res, "Device destroyed successfully (delayed)")
+    shut = first_time(res, "Shutting down PCI config workqueue (pending: 0, processed: 3)")
+    assert asked - initiating >= 10 * S and forced == initiating + 30 * S
+    assert shut == destroyed  # the wait ends with the pending unplug, at once
+    assert "Shutdown wait timed out after 30s - proceeding with cleanup" not in msgs(res)
