@@ -50,6 +50,15 @@ async def probe(sim, **options):
     return pci, await pciehp_probe_all(sim, pci, **options)
 
 
+async def plugged(sim, **options):
+    """Boot, pciehp on the one slot, `plug 0`, and the driver bound: the slot's controller."""
+    _, (slot,) = await probe(sim, **options)
+    bound = slot.wait_bound()
+    await sim.command("plug 0")
+    await bound
+    return slot
+
+
 def test_probe_clears_stale_events_and_enables_presence_link_and_command_interrupts():
     async def scenario(sim):
         _, slots = await probe(sim)
@@ -72,13 +81,7 @@ def test_probe_clears_stale_events_and_enables_presence_link_and_command_interru
 
 
 def test_plug_powers_on_at_once_then_waits_20_ms_polls_the_link_waits_100_ms_and_reads_the_vendor_id():
-    async def scenario(sim):
-        _, (slot,) = await probe(sim)
-        bound = slot.wait_bound()
-        await sim.command("plug 0")
-        await bound
-
-    res = run_ok(scenario, hp_platform())
+    res = run_ok(plugged, hp_platform())
     assert [e["state"] for e in steps(res, "state")] == ["BLINKINGON_STATE", "POWERON_STATE", "ON_STATE"]
     msgs = [m for _, m in dmesg(res) if not m.startswith(("pci", "pending", "Slot C", "Slot S"))]
     assert msgs[1:3] == ["Slot(0): Button press: will power on in 5 sec", "Slot(0): Card present"]
@@ -109,10 +112,7 @@ def test_plug_powers_on_at_once_then_waits_20_ms_polls_the_link_waits_100_ms_and
 
 def test_unplug_waits_the_button_5_s_unbinds_powers_off_and_sleeps_1_s():
     async def scenario(sim):
-        _, (slot,) = await probe(sim)
-        bound = slot.wait_bound()
-        await sim.command("plug 0")
-        await bound
+        slot = await plugged(sim)
         disabled = slot.wait_disabled()
         await sim.command("unplug 0")
         await disabled
@@ -156,10 +156,7 @@ def test_without_command_completed_interrupts_each_write_times_out_after_1_s():
 
 def test_a_replug_during_the_second_after_power_off_loses_its_presence_change_to_the_button_delay():
     async def scenario(sim):
-        _, (slot,) = await probe(sim)
-        bound = slot.wait_bound()
-        await sim.command("plug 0")
-        await bound
+        slot = await plugged(sim)
         destroyed = sim.wait_event("log", path="vnet.worker", msg="Device destroyed successfully (delayed)")
         await sim.command("unplug 0")
         await destroyed
@@ -195,10 +192,7 @@ def test_a_host_that_clears_slot_status_late_writes_the_bits_back_after_its_dela
     late = 3 * MS
 
     async def scenario(sim):
-        _, (slot,) = await probe(sim, clear_delay_ps=late)
-        bound = slot.wait_bound()
-        await sim.command("plug 0")
-        await bound
+        await plugged(sim, clear_delay_ps=late)
 
     res = run_ok(scenario, hp_platform())
     # The port's first MSI (the probe's Command Completed): the handler's Slot Status read,
