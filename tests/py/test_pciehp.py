@@ -201,3 +201,23 @@ def test_a_host_that_clears_slot_status_late_writes_the_bits_back_after_its_dela
     read = next(r for r in tlps(res, DSP0, "0x78", "CfgRd") if r["time_ps"] >= msi["time_ps"])
     w1c = next(w for w in tlps(res, DSP0, "0x78", "CfgWr") if w["fbe"] == "0xc" and w["time_ps"] > read["time_ps"])
     assert w1c["time_ps"] == completed_at(res, read) + late
+
+
+def test_with_the_slot_status_poll_a_plug_is_seen_without_any_interrupt():
+    period = 50 * MS
+
+    async def scenario(sim):
+        await plugged(sim, poll_ps=period)
+
+    res = run_ok(scenario, hp_platform(acg={"initial": 0, "refill": False}))
+    assert not res.events("msi", requester=DSP0)  # no credit ever: no port MSI at all
+    (poll,) = steps(res, "poll")
+    plugged_at = first_time(res, "Device plugged (ABP mode): ABP=1, PDC=1, PDS=1, DLActive=0")
+    seen = next(e for e in steps(res, "isr") if e["events"] & 0x0009)
+    # The first poll one period after it was turned on; the read that finds the plug's bits one
+    # period after the previous poll's last read completed.
+    reads = [r for r in tlps(res, DSP0, "0x78", "CfgRd") if r["time_ps"] > poll["time_ps"]]
+    found = next(i for i, r in enumerate(reads) if r["time_ps"] > plugged_at)
+    assert reads[0]["time_ps"] == poll["time_ps"] + period
+    assert reads[found]["time_ps"] == completed_at(res, reads[found - 1]) + period < seen["time_ps"]
+    assert res.events("virtio_net", bdf=EP0, step="probed")
