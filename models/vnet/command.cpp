@@ -85,9 +85,10 @@ uint64_t VnetApp::command(const std::string& text) {
     outcome = "REJECTED";
   }
   main_capture_ = nullptr;
+  const uint64_t id = cmd.id;
   if (outcome) finish_command(cmd, outcome);
   else commands_by_item_[item] = std::move(cmd);
-  return next_command_ - 1;
+  return id;
 }
 
 void VnetApp::command_item_started(const WorkItem& it) {

@@ -16,7 +16,7 @@ namespace {
 constexpr unsigned UNPLUG_PLUG_ACK_WAIT_MS = 2000;
 constexpr uint64_t UNPLUG_TIMEOUT_SEC = 30;
 constexpr uint64_t kPsPerSec = 1000000000000ull;
-constexpr uint16_t x = TLP_BRIDGE_EXP_CAP;
+constexpr uint16_t kExp = TLP_BRIDGE_EXP_CAP;  // the DSP's Express capability
 }  // namespace
 
 void VnetApp::set_device_present(unsigned i, bool present) {
@@ -35,14 +35,14 @@ void VnetApp::slot_power(unsigned i, bool on) {
   pcie::ConfigSpace& cfg = dsps_[i]->cfg;
   if (on) {
     // Only with a card present (PDS): otherwise the edge changes nothing.
-    if (!(cfg.get(x + PCI_EXP_SLTSTA, 2) & PCI_EXP_SLTSTA_PDS)) return;
-    cfg.set_bits(x + PCI_EXP_LNKSTA, 2, PCI_EXP_LNKSTA_DLLLA);
-    log_.info(kMainThread, "Power ON (bit10: 1->0): DLActive set, link_status=0x%04X", cfg.get(x + PCI_EXP_LNKSTA, 2));
+    if (!(cfg.get(kExp + PCI_EXP_SLTSTA, 2) & PCI_EXP_SLTSTA_PDS)) return;
+    cfg.set_bits(kExp + PCI_EXP_LNKSTA, 2, PCI_EXP_LNKSTA_DLLLA);
+    log_.info(kMainThread, "Power ON (bit10: 1->0): DLActive set, link_status=0x%04X", cfg.get(kExp + PCI_EXP_LNKSTA, 2));
     if (links_[i] && controllers_[i].device_present) links_[i]->set_up(true);
     return;
   }
-  cfg.clear_bits(x + PCI_EXP_LNKSTA, 2, PCI_EXP_LNKSTA_DLLLA);
-  log_.info(kMainThread, "Power OFF (bit10: 0->1): DLActive cleared, link_status=0x%04X", cfg.get(x + PCI_EXP_LNKSTA, 2));
+  cfg.clear_bits(kExp + PCI_EXP_LNKSTA, 2, PCI_EXP_LNKSTA_DLLLA);
+  log_.info(kMainThread, "Power OFF (bit10: 0->1): DLActive cleared, link_status=0x%04X", cfg.get(kExp + PCI_EXP_LNKSTA, 2));
   if (links_[i]) links_[i]->set_up(false);
   // Only this real edge destroys (a fixed bug destroyed on any write with DLActive = 0).
   const Controller& c = controllers_[i];
@@ -53,10 +53,10 @@ void VnetApp::slot_power(unsigned i, bool on) {
 
 void VnetApp::slot_command_completed(unsigned i) {
   pcie::ConfigSpace& cfg = dsps_[i]->cfg;
-  cfg.set_bits(x + PCI_EXP_SLTSTA, 2, PCI_EXP_SLTSTA_CC);
-  log_.debug(kMainThread, "Command Completed: control=0x%04X, status=0x%04X", cfg.get(x + PCI_EXP_SLTCTL, 2),
-             cfg.get(x + PCI_EXP_SLTSTA, 2));
-  if (!(cfg.get(x + PCI_EXP_SLTCTL, 2) & PCI_EXP_SLTCTL_CCIE)) return;
+  cfg.set_bits(kExp + PCI_EXP_SLTSTA, 2, PCI_EXP_SLTSTA_CC);
+  log_.debug(kMainThread, "Command Completed: control=0x%04X, status=0x%04X", cfg.get(kExp + PCI_EXP_SLTCTL, 2),
+             cfg.get(kExp + PCI_EXP_SLTSTA, 2));
+  if (!(cfg.get(kExp + PCI_EXP_SLTCTL, 2) & PCI_EXP_SLTCTL_CCIE)) return;
   // Never retried: a host waiting on this interrupt falls back to its own timeout.
   if (const char* err = send_dsp_msi(i, kMainThread))
     log_.debug(kMainThread, "Failed to send Command Completed MSI: %s", err);
@@ -120,7 +120,7 @@ bool VnetApp::hotplug_allowed(unsigned i, bool plug) {
     item_result_ = "DOCA_ERROR_IN_PROGRESS";
     return false;
   }
-  if (dsps_[i]->cfg.get(x + PCI_EXP_SLTCTL, 2) & PCI_EXP_SLTCTL_HPIE) return true;
+  if (dsps_[i]->cfg.get(kExp + PCI_EXP_SLTCTL, 2) & PCI_EXP_SLTCTL_HPIE) return true;
   if (plug && !c.device_present) {
     log_.warn(kWorkerThread,
               "DSP[%u] plug: HP interrupt not enabled - host pciehp may still be completing power off sequence, "
@@ -174,11 +174,11 @@ void VnetApp::unplug_device(unsigned i, pcie::Activity& w) {
   // and an unplug's MSIs and loses the unplug's attention button otherwise).
   auto waited = std::make_shared<unsigned>(0);
   w.wait_until([this, i, waited] {
-    const bool up = dsps_[i]->cfg.get(x + PCI_EXP_LNKSTA, 2) & PCI_EXP_LNKSTA_DLLLA;
+    const bool up = dsps_[i]->cfg.get(kExp + PCI_EXP_LNKSTA, 2) & PCI_EXP_LNKSTA_DLLLA;
     return up || ++*waited > UNPLUG_PLUG_ACK_WAIT_MS;
   }, sc_core::sc_time(1, sc_core::SC_MS));
   w.then([this, i, waited] {
-    const bool up = dsps_[i]->cfg.get(x + PCI_EXP_LNKSTA, 2) & PCI_EXP_LNKSTA_DLLLA;
+    const bool up = dsps_[i]->cfg.get(kExp + PCI_EXP_LNKSTA, 2) & PCI_EXP_LNKSTA_DLLLA;
     if (!up)
       log_.warn(kWorkerThread, "DSP[%u] unplug: host did not ACK plug within %dms (DLActive=0); proceeding - "
                 "UNPLUG_TIMEOUT_SEC safety net will force-destroy if host also ignores ABP", i, int(UNPLUG_PLUG_ACK_WAIT_MS));
@@ -195,12 +195,12 @@ void VnetApp::update_dsp_slot_status(unsigned i, bool plug) {
   // ABP mode: a plug sets ABP + PDC + PDS and waits for the host's Power ON (DLActive stays 0);
   // an unplug sets ABP only (PDS stays 1, DLActive is cleared by the host's Power OFF).
   pcie::ConfigSpace& cfg = dsps_[i]->cfg;
-  cfg.set_bits(x + PCI_EXP_SLTSTA, 2,
+  cfg.set_bits(kExp + PCI_EXP_SLTSTA, 2,
                plug ? PCI_EXP_SLTSTA_ABP | PCI_EXP_SLTSTA_PDC | PCI_EXP_SLTSTA_PDS : PCI_EXP_SLTSTA_ABP);
   if (plug) log_.info(kWorkerThread, "Device plugged (ABP mode): ABP=1, PDC=1, PDS=1, DLActive=0");
   else log_.info(kWorkerThread, "Device unplugged (ABP mode): ABP=1, waiting for Host Power OFF");
   log_.debug(kWorkerThread, "DSP Slot Status updated: present=%d, status=0x%04X, link_status=0x%04X", plug ? 1 : 0,
-             cfg.get(x + PCI_EXP_SLTSTA, 2), cfg.get(x + PCI_EXP_LNKSTA, 2));
+             cfg.get(kExp + PCI_EXP_SLTSTA, 2), cfg.get(kExp + PCI_EXP_LNKSTA, 2));
   refresh_slot_traces();
 }
 
@@ -266,9 +266,9 @@ void VnetApp::unplug_timeout(unsigned i) {
   log_.info(kMainThread, "Forced VirtIO RESET on pf_index=%d (device_status=0)", int(i));
   // Link down and slot empty, PDC set: but no MSI is sent.
   pcie::ConfigSpace& cfg = dsps_[i]->cfg;
-  cfg.clear_bits(x + PCI_EXP_LNKSTA, 2, PCI_EXP_LNKSTA_DLLLA);
-  cfg.clear_bits(x + PCI_EXP_SLTSTA, 2, PCI_EXP_SLTSTA_PDS);
-  cfg.set_bits(x + PCI_EXP_SLTSTA, 2, PCI_EXP_SLTSTA_PDC);
+  cfg.clear_bits(kExp + PCI_EXP_LNKSTA, 2, PCI_EXP_LNKSTA_DLLLA);
+  cfg.clear_bits(kExp + PCI_EXP_SLTSTA, 2, PCI_EXP_SLTSTA_PDS);
+  cfg.set_bits(kExp + PCI_EXP_SLTSTA, 2, PCI_EXP_SLTSTA_PDC);
   if (links_[i]) links_[i]->set_up(false);
   refresh_slot_traces();
   submit_delayed_destroy(i, kMainThread);
