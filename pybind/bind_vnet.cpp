@@ -28,8 +28,10 @@ unsigned ep_arg(VnetInstance& v, unsigned ep) {
 }  // namespace
 
 DPUSIM_PYBIND(vnet) {
-  m.def("command", [](Platform& p, const std::string& line) { vnet(p).app().command(line); },
-        "A line on the application's stdin: plug <i>, unplug <i>, speed <i> <mbps>.");
+  m.def("command", [](Platform& p, const std::string& line) { return vnet(p).app().command(line); },
+        "A line on the application's stdin: plug <i>, unplug <i>, speed <i> <mbps>. Returns the command's id; "
+        "its outcome is the event \"command\" with that id.");
+  m.def("acg_credits", [](Platform& p) { return vnet(p).app().acg_credits(); });
   m.def("vq_state", [](Platform& p, unsigned ep, unsigned q) {
     VnetInstance& v = vnet(p);
     auto& e = v.endpoint(ep_arg(v, ep));

@@ -24,6 +24,7 @@ namespace dpusim::pcie {
   X(test_ep_service_ps, "test_endpoint.service_ps", 50000, 0, 1000000000, "ps")             \
   X(test_ep_dma_setup_ps, "test_endpoint.dma_setup_ps", 100000, 0, 1000000000, "ps")                \
   DPUSIM_TIMING_PARAMS_VNET(X)                                                                       \
+  DPUSIM_TIMING_PARAMS_PCIEHP(X)                                                                     \
   X(net_wire_propagation_ps, "net.wire.propagation_ps", 5000, 0, 1000000000000ull, "ps")
 
 // The virtio-net emulation app (models/vnet) and its firmware datapath; docs/timing.md gives
@@ -62,7 +63,23 @@ namespace dpusim::pcie {
   X(vnet_cleanup_poll_ps, "vnet.cleanup.poll_ps", 1000000000, 1, 100000000000000ull, "ps")            \
   X(vnet_dp_tx_frame_ps, "vnet.dp.tx_frame_ps", 1000000, 0, 1000000000000ull, "ps")                   \
   X(vnet_dp_rx_frame_ps, "vnet.dp.rx_frame_ps", 1000000, 0, 1000000000000ull, "ps")                   \
-  X(vnet_dp_rx_fifo_frames, "vnet.dp.rx_fifo_frames", 256, 1, 1000000, "frames")
+  X(vnet_dp_rx_fifo_frames, "vnet.dp.rx_fifo_frames", 256, 1, 1000000, "frames")                  \
+  X(vnet_main_loop_ps, "vnet.main_loop_ps", 10000000, 1, 1000000000000ull, "ps")                      \
+  X(vnet_fw_acg_refill_ps, "vnet.fw.acg_refill_ps", 0, 0, 100000000000000ull, "ps")
+
+// The host's pciehp driver (pybind/dpusim/drivers/pciehp.py): the delays Linux uses
+// (drivers/pci/hotplug/pciehp_*.c, drivers/pci/pci.c). Python reads them with sim.cost(); they
+// live here so that a platform document or a study can change them like any other latency.
+#define DPUSIM_TIMING_PARAMS_PCIEHP(X)                                                                   \
+  X(host_pciehp_button_ps, "host.pciehp.button_ps", 5000000000000ull, 0, 100000000000000ull, "ps")       \
+  X(host_pciehp_cmd_timeout_ps, "host.pciehp.cmd_timeout_ps", 1000000000000ull, 1, 100000000000000ull, "ps") \
+  X(host_pciehp_link_detect_ps, "host.pciehp.link_detect_ps", 20000000000ull, 0, 100000000000000ull, "ps") \
+  X(host_pciehp_link_poll_ps, "host.pciehp.link_poll_ps", 1000000000, 1, 100000000000000ull, "ps")       \
+  X(host_pciehp_link_timeout_ps, "host.pciehp.link_timeout_ps", 1000000000000ull, 1, 100000000000000ull, "ps") \
+  X(host_pciehp_link_settle_ps, "host.pciehp.link_settle_ps", 100000000000ull, 0, 100000000000000ull, "ps") \
+  X(host_pciehp_dev_poll_ps, "host.pciehp.dev_poll_ps", 20000000000ull, 1, 100000000000000ull, "ps")      \
+  X(host_pciehp_dev_timeout_ps, "host.pciehp.dev_timeout_ps", 1000000000000ull, 1, 100000000000000ull, "ps") \
+  X(host_pciehp_power_off_settle_ps, "host.pciehp.power_off_settle_ps", 1000000000000ull, 0, 100000000000000ull, "ps")
 
 enum class TimingId : unsigned {
 #define DPUSIM_TIMING_ENUM(id, name, def, lo, hi, unit) id,

@@ -4,8 +4,8 @@
 // that switch and those endpoints with its own, below the same host and host link.
 //
 // A family is registered once in families.cpp. The document selects it with
-//   "topology": {"family": NAME, "options": {...}}
-// and the family parses its options (refusing bad ones with the JSON path and its own
+//   "topology": {"family": NAME, "options": {...}, "firmware": {...}}
+// and the family parses its options (and its firmware parameters) (refusing bad ones with the JSON path and its own
 // message), says how many endpoints and network ports it has, and builds a FamilyInstance.
 #pragma once
 
@@ -66,8 +66,12 @@ class FamilyConfig {
 struct DeviceFamily {
   const char* name;
   const char* summary;
-  // Parses the options object at JSON path `path`; throws DocError.
-  std::shared_ptr<const FamilyConfig> (*parse)(const nlohmann::json& options, const std::string& path);
+  // Parses the options object and the firmware object (the device side's own parameters,
+  // empty when the document gives none) of the topology at JSON path `topology_path`
+  // ("$.topology"); throws DocError naming "<topology_path>.options.<key>" or
+  // "<topology_path>.firmware.<key>".
+  std::shared_ptr<const FamilyConfig> (*parse)(const nlohmann::json& options, const nlohmann::json& firmware,
+                                               const std::string& topology_path);
 };
 
 // The registered families (families.cpp), in name order.

@@ -79,7 +79,7 @@ void parse_test_slots(const json& topo, PlatformSpec& spec) {
 }
 
 void parse_family(const json& topo, PlatformSpec& spec) {
-  only_keys(topo, "$.topology", {"family", "options"});
+  only_keys(topo, "$.topology", {"family", "options", "firmware"});
   const json& name = topo.at("family");
   std::string known;
   for (const auto& f : device_families()) known += (known.empty() ? "" : ", ") + std::string(f.name);
@@ -91,8 +91,11 @@ void parse_family(const json& topo, PlatformSpec& spec) {
   const json& options = topo.contains("options") ? topo.at("options") : empty;
   if (!options.is_object())
     throw DocError("$.topology.options", "must be an object, not " + std::string(options.type_name()));
+  const json& firmware = topo.contains("firmware") ? topo.at("firmware") : empty;
+  if (!firmware.is_object())
+    throw DocError("$.topology.firmware", "must be an object, not " + std::string(firmware.type_name()));
   spec.family_name = family->name;
-  spec.family = family->parse(options, "$.topology.options");
+  spec.family = family->parse(options, firmware, "$.topology");
 }
 
 // An end of a wire: "loopback", "python", or "ep<i>" naming an endpoint with a network port.

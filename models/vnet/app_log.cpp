@@ -8,6 +8,7 @@ void AppLog::line(std::string_view thread, const char* level, const char* fmt, v
   char buf[512];
   std::vsnprintf(buf, sizeof buf, fmt, ap);
   ctx_.event(thread, "log").str("level", level).str("msg", buf);
+  if (tap) tap(thread, level, buf);
 }
 
 #define DPUSIM_APP_LOG_LEVEL(fn, name)                    \

@@ -7,6 +7,7 @@
 #pragma once
 
 #include <cstdarg>
+#include <functional>
 #include <string>
 #include <string_view>
 
@@ -25,6 +26,9 @@ class AppLog {
   void warn(std::string_view thread, const char* fmt, ...) __attribute__((format(printf, 3, 4)));
   void info(std::string_view thread, const char* fmt, ...) __attribute__((format(printf, 3, 4)));
   void debug(std::string_view thread, const char* fmt, ...) __attribute__((format(printf, 3, 4)));
+  // Sees every line as it is logged (thread, level, message): how a command collects the
+  // lines it produced.
+  std::function<void(std::string_view thread, const char* level, const char* msg)> tap;
 
  private:
   void line(std::string_view thread, const char* level, const char* fmt, va_list ap);

@@ -1,52 +1,13 @@
-// The application's stdin commands (vnet-app.md §8.6) and its shutdown at the end of a run
-// (§6.4, §8.5, the guide's §7.8): pending unplugs waited for, the workqueue shut down (queued
-// items discarded, the running one finished), the MQ threads joined, every controller torn
-// down with its engine destroyed, the ACG credits flushed.
-#include <cstdio>
-
+// The application's shutdown at the end of a run (§6.4, §8.5, the guide's §7.8): pending
+// unplugs waited for (the unplug timeout still fires meanwhile), the workqueue shut down
+// (queued items discarded, the running one finished), the MQ threads joined, every controller
+// torn down with its engine destroyed, the ACG credits flushed.
 #include "vnet_app.h"
 
 namespace dpusim::vnet {
 
 namespace {
 constexpr uint64_t UNPLUG_TIMEOUT_SEC = 30;
-}
-
-void VnetApp::command(const std::string& text) {
-  const std::string line = text.substr(0, 128);
-  const size_t start = line.find_first_not_of(" \t");
-  if (start == std::string::npos) return;  // an empty line is ignored
-  char word[32] = {0};
-  unsigned idx = 0;
-  int speed = 0;
-  const char* s = line.c_str() + start;
-  if (std::sscanf(s, "%31s %u %d", word, &idx, &speed) == 3 && std::string(word) == "speed") {
-    if (idx >= num_ep()) return log_.error(kMainThread, "EP index %u out of range (max: %u)", idx, num_ep() - 1);
-    if (speed <= 0) return log_.error(kMainThread, "Speed value must be greater than 0 Mbps");
-    log_.info(kMainThread, "Speed change EP[%u] to %u Mbps (queuing to worker)", idx, unsigned(speed));
-    if (!controllers_[idx].device_present) {
-      log_.debug(kMainThread, "%s work dropped - no active VirtIO device", work_type_name(WorkType::SPEED_CHANGE));
-      return;
-    }
-    if (!submit(WorkType::SPEED_CHANGE, idx, uint32_t(speed)))
-      return log_.error(kMainThread, "Failed to alloc work item for speed change");
-    log_.info(kMainThread, "Speed change to %u Mbps queued (async)", unsigned(speed));
-    return;
-  }
-  if (std::sscanf(s, "%31s %u", word, &idx) == 2 && (std::string(word) == "plug" || std::string(word) == "unplug")) {
-    if (idx >= num_ep()) return log_.error(kMainThread, "EP index %u out of range (max: %u)", idx, num_ep() - 1);
-    if (opt_.static_mode()) return log_.error(kMainThread, "Hotplug commands require --hotplug mode");
-    const bool plug = std::string(word) == "plug";
-    log_.info(kMainThread, "%s on DSP[%u] (queuing to worker thread)", plug ? "PLUG" : "UNPLUG", idx);
-    WorkItem it;
-    it.type = WorkType::HOTPLUG_EVENT;
-    it.arg = idx;
-    it.arg2 = plug ? 1 : 0;
-    if (!wq_.submit(it)) return log_.error(kMainThread, "Failed to alloc work item for hotplug event DSP[%u]", idx);
-    log_.info(kMainThread, "Hotplug event queued: DSP[%u] %s (async - main thread stays on PE progress)", idx, word);
-    return;
-  }
-  log_.error(kMainThread, "Unknown command. Usage: plug <idx> | unplug <idx> | speed <idx> <mbps>");
 }
 
 void VnetApp::shutdown(const std::function<void(const std::function<bool()>&)>& run_until) {
@@ -85,8 +46,8 @@ void VnetApp::shutdown(const std::function<void(const std::function<bool()>&)>& 
     run_until([this] { return pe1_.idle(); });
   }
   log_.info(kMainThread, "PCI config workqueue destroyed");
-  log_.debug(kMainThread, "Flushed %u ACG credits", acg_credits_);
-  acg_credits_ = 0;
+  if (acg_.allocated()) log_.debug(kMainThread, "Flushed %u ACG credits", acg_.flush());
+  trace_acg_credits_ = 0;
 }
 
 }  // namespace dpusim::vnet

@@ -12,7 +12,7 @@ using namespace sc_core;
 using namespace dpusim::pci;
 using pcie::Tlp;
 
-VnetApp::VnetApp(sc_module_name name, pcie::SimContext& ctx, const VnetOptions& options)
+VnetApp::VnetApp(sc_module_name name, pcie::SimContext& ctx, const VnetOptions& options, const AcgSpec& acg)
     : sc_module(name),
       up("up"),
       ctx_(ctx),
@@ -21,13 +21,17 @@ VnetApp::VnetApp(sc_module_name name, pcie::SimContext& ctx, const VnetOptions& 
       later_("later"),
       pe1_(later_),
       wq_(ctx, log_, later_),
-      dummy_path_(std::string(this->name()) + ".dummy") {
+      dummy_path_(std::string(this->name()) + ".dummy"),
+      acg_spec_(acg) {
   const unsigned n = unsigned(opt_.num_ep);
   const std::string base = this->name();
   log_.info(kMainThread, "Starting DOCA VirtIO Net PCI Device application");
   log_.info(kMainThread, "Configuration:");
   log_.info(kMainThread, "  Max Queue Pairs: %u (Total VQs: %u)", unsigned(opt_.max_queue_pairs),
             VNET_TOTAL_VQS(unsigned(opt_.max_queue_pairs)));
+  // vnet_pci_dev_start: the channel takes ACG in hotplug mode only; init_acg_queue either way.
+  if (!opt_.static_mode()) log_.info(kMainThread, "ACG enabled for MSI interrupts");
+  acg_init();
 
   usp_ = std::make_unique<sw::Bridge>(base + ".usp", ctx);
   init_usp_image(*usp_, log_);
@@ -57,23 +61,30 @@ VnetApp::VnetApp(sc_module_name name, pcie::SimContext& ctx, const VnetOptions& 
   trace_slot_ctl_.assign(n, 0);
   trace_slot_sta_.assign(n, 0);
   trace_dllla_.assign(n, false);
+  trace_pending_unplug_.assign(n, false);
+  trace_msi_retry_.assign(n, false);
+  slots_.assign(n, SlotState{});
   refresh_slot_traces();
 
-  wq_.execute = [this](const WorkItem& it, pcie::Activity& w) { execute(it, w); };
+  wq_.execute = [this](const WorkItem& it, pcie::Activity& w) {
+    command_item_started(it);
+    execute(it, w);
+  };
   wq_.generation_of = [this](int dev) { return devices_[unsigned(dev)]->reset_generation; };
   wq_.progress_pes = [this](pcie::Activity& w) { progress_pes(w); };
-  wq_.after_item = [this](const WorkItem& it, bool skipped) { check_reset_hold_liveness(it, skipped); };
+  wq_.after_item = [this](const WorkItem& it, bool skipped) {
+    check_reset_hold_liveness(it, skipped);
+    command_item_done(it, skipped);
+  };
 
   log_.info(kMainThread, "Initialized topology: %u bridges (1 USP + %u DSP), %u endpoints", n + 1, n, n);
   log_.info(kMainThread, "  - %u Single-PF devices (function 0 each)", n);
   log_.info(kMainThread, "Bus numbers will be configured by Host during PCI enumeration");
   log_.info(kMainThread, "Host will write bus numbers via Type 1 config write to bridges");
-  if (!opt_.static_mode()) {
-    // Hotplug mode starts the channel with ACG: firmware grants the credits MSIs are sent with.
-    acg_capacity_ = acg_credits_ = kAcgCredits;
-    log_.info(kMainThread, "ACG enabled for MSI interrupts");
-    log_.info(kMainThread, "ACG queue initialized: capacity=%u", acg_capacity_);
-  }
+  log_.tap = [this](std::string_view thread, const char* level, const char* msg) {
+    Command* c = thread == kMainThread ? main_capture_ : thread == kWorkerThread ? worker_capture_ : nullptr;
+    if (c) c->lines.push_back(Command::Line{std::string(thread), level, msg});
+  };
 }
 
 void VnetApp::attach(unsigned i, VnetEndpoint* engine, pcie::Link* link) {
@@ -98,6 +109,7 @@ void VnetApp::refresh_slot_traces() {
     trace_slot_ctl_[i] = uint16_t(dsps_[i]->cfg.get(x + PCI_EXP_SLTCTL, 2));
     trace_slot_sta_[i] = uint16_t(dsps_[i]->cfg.get(x + PCI_EXP_SLTSTA, 2));
     trace_dllla_[i] = dsps_[i]->cfg.get(x + PCI_EXP_LNKSTA, 2) & PCI_EXP_LNKSTA_DLLLA;
+    trace_pending_unplug_[i] = controllers_[i].pending_unplug;
   }
 }
 
@@ -189,12 +201,15 @@ void VnetApp::trace(sc_trace_file* vcd) {
   sc_trace(vcd, wq_.trace_pending, base + ".workqueue_pending", 32);
   sc_trace(vcd, wq_.trace_busy, base + ".worker_busy");
   sc_trace(vcd, trace_mq_running_, base + ".mq_running", 32);
+  sc_trace(vcd, trace_acg_credits_, base + ".acg_credits", 32);
   for (unsigned i = 0; i < num_ep(); ++i) {
     sc_trace(vcd, trace_status_[i], "ep" + std::to_string(i) + ".device_status", 8);
     const std::string dsp = dsps_[i]->path();
     sc_trace(vcd, trace_dllla_[i], dsp + ".dllla");
     sc_trace(vcd, trace_slot_ctl_[i], dsp + ".slot_ctl", 16);
     sc_trace(vcd, trace_slot_sta_[i], dsp + ".slot_sta", 16);
+    sc_trace(vcd, trace_pending_unplug_[i], dsp + ".pending_unplug");
+    sc_trace(vcd, trace_msi_retry_[i], dsp + ".msi_retry");
   }
 }
 

@@ -17,7 +17,9 @@
 // The implementation is split by concern: tlp_service.cpp (PE1: decode, BDF map, config and
 // MMIO), common_cfg.cpp (§5.1 writes, §5.2 reset), status_callback.cpp (§5.3), work_items.cpp
 // (§5.4 items, speed change), cleanup.cpp (§6.3), cvq.cpp (§7, §5.6 MQ start), hotplug.cpp
-// (§8 slot and hotplug items), shutdown.cpp (§6.4 and the stdin grammar).
+// (§8 slot and hotplug items, the unplug timeout), msi.cpp (§4 DSP MSIs over ACG credits and
+// their retries), command.cpp (§8.6 the stdin grammar and the commands' outcomes),
+// shutdown.cpp (§6.4).
 #pragma once
 
 #include <systemc>
@@ -26,9 +28,11 @@
 #include <functional>
 #include <map>
 #include <memory>
+#include <set>
 #include <string>
 #include <vector>
 
+#include "acg.h"
 #include "activity.h"
 #include "app_log.h"
 #include "bridge.h"
@@ -45,7 +49,7 @@ namespace dpusim::vnet {
 
 class VnetApp : public sc_core::sc_module {
  public:
-  VnetApp(sc_core::sc_module_name name, pcie::SimContext& ctx, const VnetOptions& options);
+  VnetApp(sc_core::sc_module_name name, pcie::SimContext& ctx, const VnetOptions& options, const AcgSpec& acg);
 
   pcie::Port up;                                  // to the host link
   std::vector<std::unique_ptr<pcie::Port>> down;  // to endpoint i's link
@@ -68,7 +72,13 @@ class VnetApp : public sc_core::sc_module {
   // defines and handles but never submits.
   bool submit_work(WorkType type, int ep, uint32_t arg = 0, uint32_t arg2 = 0);
   // A line on the application's stdin (§8.6): "plug <i>", "unplug <i>", "speed <i> <mbps>".
-  void command(const std::string& line);
+  // Returns the command's number; its outcome is the event "command" with that `id`, logged
+  // once known (never in the call itself): `outcome` (OK, REJECTED, IGNORED, DROPPED, or the
+  // DOCA result of its work item: AGAIN, IN_PROGRESS, NOT_FOUND, ALREADY_EXIST...) and
+  // `lines`, the application's log lines it produced (command.cpp).
+  uint64_t command(const std::string& line);
+  // ACG credits cached now (a view for tests).
+  unsigned acg_credits() const { return acg_.count(); }
   // §6.4 and the guide's §7.8: the application's shutdown at the end of a run.
   void shutdown(const std::function<void(const std::function<bool()>&)>& run_until);
   void trace(sc_core::sc_trace_file* vcd);
@@ -163,10 +173,42 @@ class VnetApp : public sc_core::sc_module {
   // ---- hotplug.cpp ------------------------------------------------------------------------
   void slot_power(unsigned i, bool on);
   void slot_command_completed(unsigned i);
-  const char* send_dsp_msi(unsigned i);
   void hotplug_event(unsigned dsp, bool plug, pcie::Activity& w);
+  bool hotplug_allowed(unsigned i, bool plug);
+  void plug_device(unsigned i, pcie::Activity& w);
+  void unplug_device(unsigned i, pcie::Activity& w);
+  void update_dsp_slot_status(unsigned i, bool plug);
+  void notify_slot_event(unsigned i, bool plug);
+  bool submit_delayed_destroy(unsigned i, const char* thread);
   void delayed_destroy(unsigned dsp, pcie::Activity& w);
   void set_device_present(unsigned i, bool present);
+  void arm_unplug_timeout(unsigned i);
+  void unplug_timeout(unsigned i);
+
+  // ---- msi.cpp ----------------------------------------------------------------------------
+  void acg_init();
+  void start_of_simulation() override;
+  void acg_grant(unsigned count);
+  // nullptr when sent, else the DOCA error's name (DOCA_ERROR_AGAIN: no credit). `thread`
+  // is the application thread that sends it (its lines are logged there).
+  const char* send_dsp_msi(unsigned i, const char* thread);
+  void schedule_msi_retry(unsigned i, const char* op);
+  void clear_msi_retry(unsigned i);
+  void schedule_retry_pass(uint64_t at_ps);
+  void drain_msi_retries();
+
+  // ---- command.cpp ------------------------------------------------------------------------
+  struct Command {
+    uint64_t id = 0;
+    std::string line;
+    struct Line {
+      std::string path, level, msg;
+    };
+    std::vector<Line> lines;  // the application's lines it produced
+  };
+  void finish_command(const Command& c, const char* outcome);
+  void command_item_started(const WorkItem& it);
+  void command_item_done(const WorkItem& it, bool skipped);
 
   pcie::SimContext& ctx_;
   VnetOptions opt_;
@@ -189,12 +231,31 @@ class VnetApp : public sc_core::sc_module {
   std::vector<std::unique_ptr<MqThread>> mq_threads_;
   unsigned mq_running_ = 0, mq_spawned_ = 0;
   std::deque<MqThread*> mq_waiting_;
-  // ACG credits (§4): empty in static mode, where ACG is never enabled.
-  unsigned acg_credits_ = 0, acg_capacity_ = 0;
+  // ACG credits (§4): firmware grants them in hotplug mode only (acg.h).
+  AcgSpec acg_spec_;
+  AcgQueue acg_;
   bool shutting_down_ = false;
+  // Per DSP: the slot-event MSI retry (§4) and the unplug timer (§8.5).
+  struct SlotState {
+    bool msi_retry_pending = false;
+    uint64_t msi_retry_since_ps = 0;
+    uint64_t unplug_start_ps = 0;
+    uint64_t unplug_timer = 0;  // which armed timer is current
+  };
+  std::vector<SlotState> slots_;
+  std::set<uint64_t> retry_passes_;  // times of the main loop's retry passes already scheduled
+  // The outcome of the hotplug or speed item running on the worker (nullptr: OK).
+  const char* item_result_ = nullptr;
+  // Commands whose work item has not run yet, by item id; the one running; the main thread's.
+  uint64_t next_command_ = 1;
+  std::map<uint64_t, Command> commands_by_item_;
+  Command* worker_capture_ = nullptr;
+  Command* main_capture_ = nullptr;
+  Command running_command_;
 
   void refresh_slot_traces();
-  uint32_t trace_pe1_queue_ = 0, trace_mq_running_ = 0;
+  uint32_t trace_pe1_queue_ = 0, trace_mq_running_ = 0, trace_acg_credits_ = 0;
+  std::deque<bool> trace_pending_unplug_, trace_msi_retry_;
   std::vector<uint8_t> trace_status_;
   // The downstream ports' slot registers and DLActive, as the generic switch traces them.
   std::vector<uint16_t> trace_slot_ctl_, trace_slot_sta_;

@@ -6,12 +6,12 @@
 namespace dpusim::vnet {
 
 std::unique_ptr<platform::FamilyInstance> VnetConfig::build(const platform::FamilyBuild& b) const {
-  return std::make_unique<VnetInstance>(b.ctx, options);
+  return std::make_unique<VnetInstance>(b.ctx, options, acg);
 }
 
-VnetInstance::VnetInstance(pcie::SimContext& ctx, const VnetOptions& options) {
+VnetInstance::VnetInstance(pcie::SimContext& ctx, const VnetOptions& options, const AcgSpec& acg) {
   // SystemC modules live until the process exits (the kernel keeps pointers to them).
-  app_ = new VnetApp("switch", ctx, options);
+  app_ = new VnetApp("switch", ctx, options, acg);
   for (unsigned i = 0; i < unsigned(options.num_ep); ++i) {
     const std::string n = std::to_string(i);
     auto* link = new pcie::Link(("link_dsp" + n).c_str(), ctx, pcie::TimingId::link_dsp_gen,
@@ -72,8 +72,10 @@ uint64_t VnetInstance::frames_in_flight() const {
 platform::DeviceFamily vnet_family() {
   return platform::DeviceFamily{
       "vnet", "the DOCA vnet_pci_dev application: its software switch and virtio-net endpoints",
-      [](const nlohmann::json& options, const std::string& path) -> std::shared_ptr<const platform::FamilyConfig> {
-        return std::make_shared<VnetConfig>(parse_vnet_options(options, path));
+      [](const nlohmann::json& options, const nlohmann::json& firmware,
+         const std::string& path) -> std::shared_ptr<const platform::FamilyConfig> {
+        return std::make_shared<VnetConfig>(parse_vnet_options(options, path + ".options"),
+                                            parse_firmware_spec(firmware, path + ".firmware"));
       }};
 }
 

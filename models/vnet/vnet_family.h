@@ -1,6 +1,8 @@
 // The "vnet" device family: the DOCA vnet_pci_dev application's switch and its virtio-net
 // endpoints, built from the application's own options (vnet_options.h):
-//   "topology": {"family": "vnet", "options": {"num-ep": 4, "hotplug-mode": 0, ...}}
+//   "topology": {"family": "vnet", "options": {"num-ep": 4, "hotplug-mode": 0, ...},
+//                "firmware": {"acg": {...}}}
+// (the firmware's ACG credits: acg.h).
 // The application (VnetApp) is the switch below the host link; endpoint i's firmware
 // (VnetEndpoint "ep<i>") is behind link_dsp<i> and has a network port for a wire. In static
 // mode every endpoint exists from the start; in hotplug mode the slots start empty.
@@ -9,6 +11,7 @@
 #include <memory>
 #include <vector>
 
+#include "acg.h"
 #include "family.h"
 #include "link.h"
 #include "vnet_app.h"
@@ -19,17 +22,18 @@ namespace dpusim::vnet {
 
 class VnetConfig : public platform::FamilyConfig {
  public:
-  explicit VnetConfig(VnetOptions o) : options(std::move(o)) {}
+  VnetConfig(VnetOptions o, AcgSpec a) : options(std::move(o)), acg(std::move(a)) {}
   unsigned endpoints() const override { return unsigned(options.num_ep); }
   bool has_network_port(unsigned) const override { return true; }
   std::unique_ptr<platform::FamilyInstance> build(const platform::FamilyBuild& b) const override;
-  std::string describe() const override { return options.describe(); }
+  std::string describe() const override { return options.describe() + " " + acg.describe(); }
   VnetOptions options;
+  AcgSpec acg;
 };
 
 class VnetInstance : public platform::FamilyInstance {
  public:
-  VnetInstance(pcie::SimContext& ctx, const VnetOptions& options);
+  VnetInstance(pcie::SimContext& ctx, const VnetOptions& options, const AcgSpec& acg);
   pcie::Port& upstream_port() override { return app_->up; }
   pcie::Function* function(const std::string& path) override;
   net::NetEnd* network_port(unsigned ep) override { return ep < eps_.size() ? eps_[ep] : nullptr; }

@@ -52,8 +52,4 @@ inline constexpr unsigned PCI_CFG_WORK_POOL_SIZE = 1024;
 inline constexpr unsigned MQ_START_MAX_CONCURRENT = 2;
 inline constexpr unsigned WORKER_PE_PROGRESS_PER_ITEM = 100;
 
-// ACG credits firmware grants in hotplug mode (doca_devemu_pci_tlp_cap_get_max_acg): the
-// capacity is the device's; 16 is an estimate (docs/fidelity.md).
-inline constexpr unsigned kAcgCredits = 16;
-
 }  // namespace dpusim::vnet

@@ -224,6 +224,7 @@ void VnetApp::speed_change(unsigned i, uint32_t mbps, pcie::Activity& w) {
   if (!ensure_config_msix(i, kWorkerThread)) {
     log_.error(kWorkerThread, "Speed change: config MSI-X not available: %s", "DOCA_ERROR_BAD_STATE");
     log_.error(kWorkerThread, "Speed change failed: %s", "DOCA_ERROR_BAD_STATE");
+    item_result_ = "DOCA_ERROR_BAD_STATE";
     return;
   }
   const uint32_t old = le32(dev.net_config() + VIRTIO_NET_CFG_SPEED);

@@ -30,8 +30,9 @@ unsigned ConfigWorkqueue::pool_free() const {
   return PCI_CFG_WORK_POOL_SIZE - unsigned(queue_.size()) - (executing_ ? 1 : 0);
 }
 
-bool ConfigWorkqueue::submit(WorkItem item) {
+bool ConfigWorkqueue::submit(WorkItem item, uint64_t* id) {
   item.id = next_id_++;
+  if (id) *id = item.id;
   if (shutdown_) {
     ++dropped_;
     item_event("work_dropped", item).str("reason", "shutdown");

@@ -61,7 +61,8 @@ class ConfigWorkqueue {
 
   // Queues an item (its id is assigned). Returns false when it was dropped: pool exhausted
   // (WARN, not counted) or shutting down (counted dropped).
-  bool submit(WorkItem item);
+  // `id`, when given, receives the item's id (also when it is dropped).
+  bool submit(WorkItem item, uint64_t* id = nullptr);
 
   // The global reset barrier (§5.2 c): while up, the worker starts no new item.
   void raise_reset_barrier() { reset_in_progress_ = true; }

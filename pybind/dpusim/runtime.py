@@ -289,6 +289,13 @@ class Sim:
         self._watchers[wid] = fut
         return fut
 
+    def command(self, line):
+        """A line on the device application's stdin ("plug 0", "unplug 0", "speed 0 25000"),
+        sent now; a future of what it came to (dpusim.vnet.CommandResult)."""
+        from dpusim.vnet import command
+
+        return command(self, line)
+
     def set_cost(self, name, value):
         """Overrides a timing-profile parameter from now on (logged as timing_override)."""
         self.platform.set_timing(name, int(value))

@@ -78,4 +78,36 @@ def test_integer_options_take_command_line_strings_and_the_banner_says_the_queue
     assert ("vnet.main", "info", "  Max Queue Pairs: 4 (Total VQs: 9)") in [(p, lv, m) for _, p, lv, m in app_log(res)]
     (start,) = res.events("platform_start")
     assert start["endpoints"] == "vnet num-ep=1 hotplug-mode=0 max-queue-pairs=4 queue-size=1024 " \
-                                 "mac-addr=52:54:00:12:34:56 mtu=1500 speed=100000"
+                                 "mac-addr=52:54:00:12:34:56 mtu=1500 speed=100000 " \
+                                 "acg capacity=16 initial=16 refill=1 grants=0"
+
+
+@pytest.mark.parametrize("firmware,message", [
+    ([], "$.topology.firmware: must be an object, not array"),
+    ({"credits": 1}, "$.topology.firmware.credits: unknown key (known: acg)"),
+    ({"acg": {"capacity": -1}}, "$.topology.firmware.acg.capacity: must be a non-negative integer, not -1"),
+    ({"acg": {"capacity": 65536}}, "$.topology.firmware.acg.capacity: 65536 is over the maximum of 65535"),
+    ({"acg": {"initial": "3"}}, "$.topology.firmware.acg.initial: must be a non-negative integer, not \"3\""),
+    ({"acg": {"refill": 1}}, "$.topology.firmware.acg.refill: must be true or false, not 1"),
+    ({"acg": {"grants": {"at_ps": 1}}}, "$.topology.firmware.acg.grants: must be an array of {\"at_ps\": T, \"count\": N}"),
+    ({"acg": {"grants": [{"at_ps": 1}]}}, "$.topology.firmware.acg.grants[0]: needs both \"at_ps\" and \"count\""),
+    ({"acg": {"grants": [{"at_ps": 1, "count": 1, "why": 2}]}},
+     "$.topology.firmware.acg.grants[0].why: unknown key (known: at_ps, count)"),
+])
+def test_bad_firmware_parameters_are_refused_with_their_path(firmware, message):
+    doc = vnet_platform(hotplug_mode=1)
+    doc["topology"]["firmware"] = firmware
+    with pytest.raises(ValueError) as e:
+        _dpusim.platform.validate(json.dumps(doc))
+    assert str(e.value) == message
+
+
+def test_firmware_parameters_are_in_the_platform_start_event():
+    doc = vnet_platform(hotplug_mode=1)
+    doc["topology"]["firmware"] = {"acg": {"capacity": 4, "refill": False, "grants": [{"at_ps": 5, "count": 2}]}}
+
+    async def scenario(sim):
+        pass
+
+    (start,) = run_ok(scenario, doc).events("platform_start")
+    assert start["endpoints"].endswith(" acg capacity=4 initial=4 refill=0 grants=1")

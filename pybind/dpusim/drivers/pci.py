@@ -311,6 +311,38 @@ class PciHost:
         for c in dev.children:
             await self.program(c)
 
+    # -- hot-plug (pci_scan_slot, pci_assign_unassigned_bridge_resources, removal) ------------
+    async def scan_slot(self, bridge):
+        """pci_scan_slot on the bus below a hot-plug port (function 0 only, as below any
+        downstream port), then pci_assign_unassigned_bridge_resources: the new function's BARs
+        go into the port's windows, which hold Linux's hot-plug reservations. Returns the new
+        PciDev, or None when nothing answers."""
+        rid = bridge.secondary << 8
+        dev = await self.scan_function(rid, bridge)
+        if dev is None:
+            return None
+        bridge.children.append(dev)
+        for window, prefetch in ((bridge.mem_window, False), (bridge.pref_window, True)):
+            if window:
+                PciHost._assign([dev], window[0], window[1] + 1, prefetch)
+        await self.program(dev)
+        self.sim.log_event("host.pci", "pci_device", bdf=dev.bdf, vendor=f"{dev.vendor:04x}",
+                           device=f"{dev.device:04x}", cls=f"{dev.class_code:06x}",
+                           bars=[[b.index, f"{b.base:#x}", b.size] for b in dev.bars])
+        return dev
+
+    async def disable_device(self, dev):
+        """pci_disable_device (do_pci_disable_device): bus mastering off."""
+        cmd = await self.read(dev.rid, PCI_COMMAND, 2)
+        if cmd & PCI_COMMAND_MASTER:
+            await self.write(dev.rid, PCI_COMMAND, cmd & ~PCI_COMMAND_MASTER, 2)
+
+    def remove_device(self, dev):
+        """pci_stop_and_remove_bus_device's bookkeeping: the function leaves the tree."""
+        if dev.parent is not None and dev in dev.parent.children:
+            dev.parent.children.remove(dev)
+        self.sim.log_event("host.pci", "pci_device_removed", bdf=dev.bdf)
+
     # -- enabling -----------------------------------------------------------------------------
     async def enable_device(self, dev):
         """pci_enable_device + pci_set_master, the bridges above first."""

@@ -348,6 +348,46 @@ class VirtioNet:
             await self.vqs[2 * qp].kick()
         return got
 
+    # ---- configuration changes (vp_config_changed -> virtnet_config_changed_work) ----------
+    def handle_config_interrupts(self):
+        """Runs virtnet_config_changed_work on every message of the config vector (vector 0),
+        as the IRQ handler vp_config_changed schedules it."""
+        async def loop():
+            seen = self.h.msi_mark()
+            while True:
+                m = await self.h.wait_msi(data=self.vectors[0], requester=self.dev.rid, since=seen)
+                seen = self.h.msis.index(m, seen) + 1
+                await self.config_changed()
+
+        self.sim.spawn(loop(), f"virtio_net config {self.bdf}")
+
+    async def config_changed(self):
+        """virtnet_config_changed_work: the link status re-read (with the config_generation
+        retry); only a change of LINK_UP matters, and only on its way up are the speed and
+        duplex re-read (virtnet_update_settings) before the carrier comes on."""
+        if not self.has(VIRTIO_NET_F_STATUS):
+            return
+        v = await self.cread(VIRTIO_NET_CFG_STATUS, 2) & VIRTIO_NET_S_LINK_UP
+        if bool(v) == getattr(self, "link_up", False):
+            return
+        self.link_up = bool(v)
+        if self.link_up:
+            await self.update_settings()
+            self.log("carrier_on", speed=getattr(self, "speed", None), duplex=getattr(self, "duplex", None))
+        else:
+            self.log("carrier_off")
+
+    async def update_settings(self):
+        """virtnet_update_settings: speed and duplex, each kept only if ethtool accepts it."""
+        if not self.has(VIRTIO_NET_F_SPEED_DUPLEX):
+            return
+        speed = await self.cread(VIRTIO_NET_CFG_SPEED, 4)
+        if speed != 0xFFFFFFFF and speed <= 0x7FFFFFFF:  # ethtool_validate_speed: INT_MAX or UNKNOWN
+            self.speed = speed
+        duplex = await self.cread(VIRTIO_NET_CFG_DUPLEX, 1)
+        if duplex in (0, 1, 0xFF):  # DUPLEX_HALF, DUPLEX_FULL, DUPLEX_UNKNOWN
+            self.duplex = duplex
+
     # ---- remove --------------------------------------------------------------------------
     async def remove(self):
         """virtio_dev_remove: reset, then ACKNOWLEDGE again."""
