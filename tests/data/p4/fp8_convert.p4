@@ -8,7 +8,8 @@
 // one QP can narrow fp32 to fp8_e4m3 while another widens fp8_e5m2 to fp16:
 //   convert_policy: opcode 4, qp 17 -> convert(src_fmt 0, dst_fmt 3)
 //   convert_policy: opcode 4, qp 18 -> convert(src_fmt 4, dst_fmt 1)
-// A two-SGE write is declined and dispatches as usual.
+// A two-SGE write is declined and dispatches as usual: the pipeline stops at the call, before
+// convert()'s mark_to_drop.
 #include <core.p4>
 #include <v1model.p4>
 
@@ -41,8 +42,8 @@ parser ParserImpl(packet_in packet, out headers hdr, inout metadata meta, inout 
 control ingress(inout headers hdr, inout metadata meta, inout standard_metadata_t standard_metadata) {
     fp8_unit() fp8;
     action convert(bit<8> src_fmt, bit<8> dst_fmt) {
-        mark_to_drop(standard_metadata);
         fp8.cvt(src_fmt, dst_fmt);
+        mark_to_drop(standard_metadata);
     }
     table convert_policy {
         key = {

@@ -9,8 +9,10 @@
 // and then modifying it to reduce(op 2, fmt 4) makes the same write an fp8_e5m2 product, with
 // no change to the program or the device. A one-SGE write still dispatches as usual: the
 // extern declines a request that is not the two-operand shape and the pipeline stops at the
-// call. reduce() drops the request before the call, as it must: the extern writes the
-// destination itself, and the ordinary transfer would land on top of the result.
+// call, before reduce()'s mark_to_drop. When the extern does the operation the action goes on
+// and drops the request, as it must: the extern writes the destination itself, and the
+// ordinary transfer would land on top of the result. (A mark_to_drop before the call would
+// deny every write the entry matches that the extern declines.)
 #include <core.p4>
 #include <v1model.p4>
 
@@ -46,8 +48,8 @@ parser ParserImpl(packet_in packet, out headers hdr, inout metadata meta, inout 
 control ingress(inout headers hdr, inout metadata meta, inout standard_metadata_t standard_metadata) {
     fp8_unit() fp8;
     action reduce(bit<8> op, bit<8> fmt) {
-        mark_to_drop(standard_metadata);
         fp8.apply(op, fmt);
+        mark_to_drop(standard_metadata);
     }
     action deny() { mark_to_drop(standard_metadata); }
     table rdma_policy {
