@@ -57,6 +57,17 @@ inline void policy_entry(Engine& e, int opcode, int op, int fmt, UpdateType type
   insert(e, "ingress.rdma_policy", {m}, "ingress.reduce", {{"op", std::to_string(op)}, {"fmt", std::to_string(fmt)}}, type);
 }
 
+// fp8_convert's entry: (RDMA write, qp) -> convert(src_fmt, dst_fmt).
+inline void convert_entry(Engine& e, int qp, int src, int dst) {
+  MatchField op, q;
+  op.field = "meta.rdma_metadata.opcode";
+  op.value = std::to_string(IONIC_V1_OP_RDMA_WRITE);
+  q.field = "meta.rdma_metadata.qp_num";
+  q.value = std::to_string(qp);
+  insert(e, "ingress.convert_policy", {op, q}, "ingress.convert",
+         {{"src_fmt", std::to_string(src)}, {"dst_fmt", std::to_string(dst)}});
+}
+
 inline std::unique_ptr<FlatMemory> memory(std::uint64_t base = 0x10000, std::size_t size = 0x4000) {
   std::string error;
   auto m = FlatMemory::create(base, size, &error);

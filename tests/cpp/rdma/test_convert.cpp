@@ -15,17 +15,8 @@ namespace fmt = dpusim::formats;
 struct Convert : PolicyFixture {
   void SetUp() override {
     setup("fp8_convert.json");
-    entry(17, 0, 3);  // fp32 -> fp8_e4m3
-    entry(18, 4, 1);  // fp8_e5m2 -> fp16
-  }
-  void entry(int qp, int src, int dst) {
-    MatchField op, q;
-    op.field = "meta.rdma_metadata.opcode";
-    op.value = "4";
-    q.field = "meta.rdma_metadata.qp_num";
-    q.value = std::to_string(qp);
-    insert(*engine, "ingress.convert_policy", {op, q}, "ingress.convert",
-           {{"src_fmt", std::to_string(src)}, {"dst_fmt", std::to_string(dst)}});
+    convert_entry(*engine, 17, 0, 3);  // fp32 -> fp8_e4m3
+    convert_entry(*engine, 18, 4, 1);  // fp8_e5m2 -> fp16
   }
 };
 
@@ -62,7 +53,7 @@ TEST_F(Convert, AQpWithoutAnEntryAndATwoSgeWriteDispatch) {
 }
 
 TEST_F(Convert, AnUnknownFormatInTheEntryFailsWithLocQpOpErr) {
-  entry(20, 0, 9);
+  convert_entry(*engine, 20, 0, 9);
   Decision d = post(write_wr(kDst, kDstAddr, {{kAAddr, 16, kA}}, 20));
   EXPECT_EQ(d.action, Action::kFail);
   EXPECT_EQ(d.status, WcStatus::IBV_WC_LOC_QP_OP_ERR);

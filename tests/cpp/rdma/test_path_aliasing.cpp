@@ -102,13 +102,7 @@ TEST(AliasingConvert, InPlaceWideningAndNarrowingThroughTwoKeysAreExact) {
   for (const auto& c : cases) {
     SCOPED_TRACE(std::to_string(c.src) + " -> " + std::to_string(c.dst));
     ++qp;
-    MatchField op, q;
-    op.field = "meta.rdma_metadata.opcode";
-    op.value = "4";
-    q.field = "meta.rdma_metadata.qp_num";
-    q.value = std::to_string(qp);
-    insert(*engine, "ingress.convert_policy", {op, q}, "ingress.convert",
-           {{"src_fmt", std::to_string(c.src)}, {"dst_fmt", std::to_string(c.dst)}});
+    convert_entry(*engine, static_cast<int>(qp), c.src, c.dst);
     const auto src = pattern(c.bytes, qp);
     poke(*mem, 0x10000, src);
     std::size_t out_bytes = 0;

@@ -151,12 +151,7 @@ TEST_F(Rules, AnOperandAtTheCeilingIsAccepted) {
 TEST_F(Rules, AResultOverTheCeilingFailsWithLocLenErr) {
   // fp8_convert: 512 KiB + 1 element of fp8_e4m3 widens to just over 2 MiB of fp32.
   reload("fp8_convert.json");
-  MatchField op, qp;
-  op.field = "meta.rdma_metadata.opcode";
-  op.value = "4";
-  qp.field = "meta.rdma_metadata.qp_num";
-  qp.value = "17";
-  insert(*engine, "ingress.convert_policy", {op, qp}, "ingress.convert", {{"src_fmt", "3"}, {"dst_fmt", "0"}});
+  convert_entry(*engine, 17, 3, 0);
   const std::uint32_t n = static_cast<std::uint32_t>(P4_RDMA_MAX_OPERAND_BYTES / 4) + 1;
   expect_fail(write_wr(kDst, kDstAddr, {{kAAddr, n, kA}}), WcStatus::IBV_WC_LOC_LEN_ERR, FailReason::kOperandTooLong,
               "the fp32 result of 1048580 bytes is over the fp8 unit's operand ceiling of 1048576 bytes");
@@ -170,12 +165,7 @@ TEST_F(Rules, OperandsThatAreNotWholeElementsFailWithLocLenErr) {
 TEST_F(Rules, AnOddFp4CountFailsWithLocLenErr) {
   // One fp32 element converted to fp4_e2m1 would be half a byte.
   reload("fp8_convert.json");
-  MatchField op, qp;
-  op.field = "meta.rdma_metadata.opcode";
-  op.value = "4";
-  qp.field = "meta.rdma_metadata.qp_num";
-  qp.value = "17";
-  insert(*engine, "ingress.convert_policy", {op, qp}, "ingress.convert", {{"src_fmt", "0"}, {"dst_fmt", "5"}});
+  convert_entry(*engine, 17, 0, 5);
   expect_fail(write_wr(kDst, kDstAddr, {{kAAddr, 4, kA}}), WcStatus::IBV_WC_LOC_LEN_ERR, FailReason::kOddFp4Count,
               "fp32 operand of 4 bytes");
 }
