@@ -19,7 +19,7 @@ using namespace dpusim::p4::rdma;
 namespace {
 
 constexpr std::uint64_t kBase = 0x100000;
-constexpr std::size_t kWindow = 0x10000;
+constexpr std::size_t kWindow = 0x4000;
 
 struct Reader {
   const std::uint8_t* p;
@@ -61,7 +61,7 @@ void set_entry(Engine& e, std::uint8_t opcode, std::uint8_t kind, std::uint8_t o
 // An address near the window, or (rarely) anywhere.
 std::uint64_t address(Reader& r) {
   const std::uint8_t mode = static_cast<std::uint8_t>(r.take(1));
-  return mode < 0xf0 ? kBase - 0x100 + r.take(2) : r.take(8);
+  return mode < 0xf0 ? kBase - 0x100 + r.take(2) % (kWindow + 0x200) : r.take(8);
 }
 
 }  // namespace
@@ -78,10 +78,12 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   }
   std::string error;
   auto mem = FlatMemory::create(kBase, kWindow, &error);
-  for (std::size_t i = 0; i < kWindow; ++i) {
-    const std::uint8_t b = static_cast<std::uint8_t>(i * 131 + 7);
-    mem->poke(kBase + i, &b, 1);
-  }
+  static const std::vector<std::uint8_t> pattern = [] {
+    std::vector<std::uint8_t> p(kWindow);
+    for (std::size_t i = 0; i < kWindow; ++i) p[i] = static_cast<std::uint8_t>(i * 131 + 7);
+    return p;
+  }();
+  mem->poke(kBase, pattern.data(), kWindow);
   const std::size_t nregions = r.take(1) % 8;
   for (std::size_t i = 0; i < nregions; ++i) {
     MemoryRegion reg;

@@ -40,8 +40,8 @@ std::string range(std::uint64_t addr, std::uint64_t len) {
   return "[" + hex64(addr) + ", +" + std::to_string(len) + ")";
 }
 
-// Step 4 for one SGE.
-bool check_source(Fp8Operation& op, std::size_t i) {
+// Step 4 for one SGE; *region is its key's region.
+bool check_source(Fp8Operation& op, std::size_t i, MemoryRegion* region) {
   const Sge& s = op.wr->sgl[i];
   const std::string what = "sge[" + std::to_string(i) + "] lkey " + hex32(s.lkey);
   const MemoryRegion* r = op.memory->find(s.lkey);
@@ -58,6 +58,7 @@ bool check_source(Fp8Operation& op, std::size_t i) {
             what + " range " + range(s.addr, s.length) + " is outside its region " + range(r->addr, r->length));
     return false;
   }
+  *region = *r;
   return true;
 }
 
@@ -103,7 +104,7 @@ bool check_elements(Fp8Operation& op, fmt::Status s, const std::string& what) {
 // (equal for apply); `apply_op` is the operation, or null for a conversion.
 ExternResult run(Fp8Operation& op, const fmt::Op* apply_op, fmt::Format src, fmt::Format dst) {
   const SendWr& wr = *op.wr;
-  const std::size_t nsrc = wr.sgl.size();
+  const std::size_t nsrc = wr.sgl.size();  // 1 or 2: begin() declined every other shape
   for (std::size_t i = 0; i < nsrc; ++i)
     if (wr.sgl[i].length > P4_RDMA_MAX_OPERAND_BYTES) {
       op.fail(kLen, FailReason::kOperandTooLong,
@@ -121,15 +122,16 @@ ExternResult run(Fp8Operation& op, const fmt::Op* apply_op, fmt::Format src, fmt
                 " bytes is over the fp8 unit's operand ceiling of 1048576 bytes (P4_RDMA_MAX_OPERAND_BYTES)");
     return ExternResult::kFault;
   }
+  MemoryRegion sources[2];  // as checked: the table is not asked twice
   for (std::size_t i = 0; i < nsrc; ++i)
-    if (!check_source(op, i)) return ExternResult::kFault;
+    if (!check_source(op, i, &sources[i])) return ExternResult::kFault;
   if (!check_destination(op, result_bytes)) return ExternResult::kFault;
 
   // Stage every source whole: the destination may be the same bytes under another key.
   op.staged.resize(n * nsrc);
   for (std::size_t i = 0; i < nsrc; ++i) {
     const Sge& s = wr.sgl[i];
-    if (n != 0 && !op.memory->read(*op.memory->find(s.lkey), s.addr, op.staged.data() + i * n, n)) {
+    if (n != 0 && !op.memory->read(sources[i], s.addr, op.staged.data() + i * n, n)) {
       op.fail(kProt, FailReason::kDmaError, "sge[" + std::to_string(i) + "] lkey " + hex32(s.lkey) + ": the DMA read of " +
                                                 range(s.addr, n) + " failed");
       return ExternResult::kFault;
