@@ -9,6 +9,7 @@
 #include <string>
 
 #include "dpusim/p4/engine.h"
+#include "dpusim/p4/rdma/program.h"
 #include "dpusim/p4/stf.h"
 #include "module_registry.h"
 
@@ -128,21 +129,25 @@ DPUSIM_PYBIND(p4) {
     if (e) return py::make_tuple(py::cast(std::move(e)), "", "");
     return py::make_tuple(py::none(), load_code_name(err.code), err.message);
   };
+  // The device policy loads as the ionic device does: its fp8_unit extern and the RDMA path's
+  // rdma_metadata rules (rdma::load_device_program). v1model is bmv2's, with no externs.
   m.def(
       "load",
       [loaded](const std::string& json, const std::string& policy) {
-        LoadOptions options;
-        options.policy = policy_of(policy);
         LoadError err;
+        if (policy_of(policy) == PortPolicy::kDevice) return loaded(rdma::load_device_program(json, &err), err);
+        LoadOptions options;
+        options.policy = PortPolicy::kV1Model;
         return loaded(Engine::load(json, options, &err), err);
       },
       py::arg("json"), py::arg("policy") = "device");
   m.def(
       "load_file",
       [loaded](const std::string& path, const std::string& policy) {
-        LoadOptions options;
-        options.policy = policy_of(policy);
         LoadError err;
+        if (policy_of(policy) == PortPolicy::kDevice) return loaded(rdma::load_device_program_file(path, &err), err);
+        LoadOptions options;
+        options.policy = PortPolicy::kV1Model;
         return loaded(Engine::load_file(path, options, &err), err);
       },
       py::arg("path"), py::arg("policy") = "device");

@@ -4,6 +4,7 @@
 #include <iostream>
 
 #include "dpusim/p4/engine.h"
+#include "dpusim/p4/rdma/program.h"
 #include "dpusim/p4/pcap.h"
 #include "tool.h"
 
@@ -45,7 +46,7 @@ int cmd_run(const std::vector<std::string>& args) {
     return 2;
   }
   LoadError error;
-  auto engine = Engine::load_file(prog, LoadOptions{}, &error);
+  auto engine = rdma::load_device_program_file(prog, &error);
   if (!engine) return refused(prog, error);
   if (!entries.empty()) {
     std::string text, perr;

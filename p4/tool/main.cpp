@@ -1,6 +1,7 @@
 // dpusim-p4: the P4 engine's command line (./dpusim p4 ...).
 //
-//   check PROG.json                       load and validate; one-line summary
+//   check PROG.json                       load and validate as the ionic device does (its fp8_unit
+//                                         extern, the rdma_metadata rules); one-line summary
 //   run PROG.json [--entries UPDATES.json] [--in0 HOST.pcap] [--in1 UPLINK.pcap] --out DIR
 //   stf PROG.json TEST.stf                run a p4c STF test in v1model port mode
 //   bench [--frames N] [--seed S]         throughput and lookup-cost figures
@@ -17,6 +18,7 @@
 #include <vector>
 
 #include "dpusim/p4/engine.h"
+#include "dpusim/p4/rdma/program.h"
 #include "dpusim/p4/stf.h"
 #include "tool.h"
 
@@ -35,7 +37,7 @@ int usage() {
 int cmd_check(const std::vector<std::string>& args) {
   if (args.size() != 1) return usage();
   LoadError error;
-  auto engine = Engine::load_file(args[0], LoadOptions{}, &error);
+  auto engine = rdma::load_device_program_file(args[0], &error);
   if (!engine) return refused(args[0], error);
   std::cout << engine->summary() << "\n";
   return 0;

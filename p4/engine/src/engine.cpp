@@ -137,6 +137,27 @@ std::vector<TableDesc> Engine::describe_tables() const {
   return out;
 }
 
+std::vector<HeaderDesc> Engine::describe_headers() const {
+  const Program& p = impl_->program;
+  std::vector<HeaderDesc> out;
+  for (std::size_t i = 0; i < p.headers.size(); ++i) {
+    const HeaderInfo& h = p.headers[i];
+    HeaderDesc d;
+    d.name = h.name;
+    d.type = p.header_types[static_cast<std::size_t>(h.type)].name;
+    d.metadata = h.metadata;
+    for (int index : p.deparser.order) d.emitted = d.emitted || index == static_cast<int>(i);
+    for (int f = h.first_field; f < h.first_field + h.nfields; ++f) {
+      const FieldInfo& fi = p.fields[static_cast<std::size_t>(f)];
+      d.fields.emplace_back(fi.name.substr(h.name.size() + 1), fi.width);
+    }
+    out.push_back(std::move(d));
+  }
+  return out;
+}
+
+const LoadOptions& Engine::load_options() const { return impl_->options; }
+
 Verdict Engine::process(std::uint32_t in_port, const std::uint8_t* frame, std::size_t size) {
   Impl& m = *impl_;
   Stats& s = m.stats;

@@ -33,6 +33,10 @@ const char* load_code_name(LoadCode code) {
     case LoadCode::kBadJump: return "bad_jump";
     case LoadCode::kUnsupported: return "unsupported";
     case LoadCode::kBadValue: return "bad_value";
+    case LoadCode::kRdmaMetadataWidth: return "rdma_metadata_width";
+    case LoadCode::kRdmaMetadataField: return "rdma_metadata_field";
+    case LoadCode::kRdmaMetadataWire: return "rdma_metadata_wire";
+    case LoadCode::kExternRegistry: return "extern_registry";
   }
   return "unknown";
 }

@@ -64,6 +64,14 @@ struct ActionDesc {
   std::string name;
   std::vector<std::pair<std::string, int>> params;  // name, width
 };
+// What a device needs to know of a program's headers (the RDMA path checks rdma_metadata).
+struct HeaderDesc {
+  std::string name;  // the instance's name
+  std::string type;  // its header type's name
+  bool metadata = false;
+  bool emitted = false;  // the deparser emits it
+  std::vector<std::pair<std::string, int>> fields;  // name, width
+};
 struct TableDesc {
   std::string name;
   std::string match_type;  // exact, lpm, ternary
@@ -102,6 +110,10 @@ class Engine {
   std::string summary() const;
   // Tables in the JSON's order, ingress first.
   std::vector<TableDesc> describe_tables() const;
+  // Header instances in the JSON's order, metadata included.
+  std::vector<HeaderDesc> describe_headers() const;
+  // The options the program was loaded with (which extern registry its calls go to).
+  const LoadOptions& load_options() const;
 
   // --- The RDMA path's metadata-only run -------------------------------------------------
   // A handle for a field named "header.field" (field aliases included), or -1.

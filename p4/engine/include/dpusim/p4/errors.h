@@ -38,6 +38,11 @@ enum class LoadCode {
   kBadJump,           // a _jump target outside its action, or backwards
   kUnsupported,       // a known feature that is not built: "'X' is not supported yet"
   kBadValue,          // any other value out of its domain (a negative size, a bad hexstr)
+  // The ionic device's RDMA path (p4/rdma): the rdma_metadata header's rules.
+  kRdmaMetadataWidth, // an rdma_metadata field at a width other than its own
+  kRdmaMetadataField, // an rdma_metadata field the RDMA path does not fill
+  kRdmaMetadataWire,  // rdma_metadata declared as a header that can go on a wire
+  kExternRegistry,    // an engine loaded with another target's externs, given to the RDMA path
 };
 
 // Why a table update was refused.
