@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <stdexcept>
 
 namespace dpusim::net {
 
@@ -24,7 +25,11 @@ uint64_t frame_wire_ps(size_t len, uint64_t mbps) {
 Wire::Wire(sc_module_name name, pcie::SimContext& ctx, unsigned index, NetEnd& a, NetEnd& b,
            const std::string& pcap_path)
     : sc_module(name), ctx_(ctx), index_(index), a_(a), b_(b), later_("later") {
-  if (!pcap_path.empty()) pcap_ = std::make_unique<PcapWriter>(pcap_path);
+  if (!pcap_path.empty()) {
+    pcap_ = std::make_unique<p4::PcapWriter>();
+    std::string error;
+    if (!pcap_->open(pcap_path, true, &error)) throw std::runtime_error("wire capture: " + error);
+  }
   a_.wire = this;
   b_.wire = this;
   busy_until_[0] = busy_until_[1] = SC_ZERO_TIME;
@@ -54,7 +59,9 @@ uint64_t Wire::send(NetEnd& from, std::vector<uint8_t> bytes) {
       .str("digest", frame_digest(f.bytes))
       .u64("tx_ps", start.value())
       .u64("rx_ps", arrive.value());
-  if (pcap_) pcap_->write(start.value(), f.bytes);
+  std::string error;
+  if (pcap_ && !pcap_->write(start.value() / 1000, f.bytes.data(), f.bytes.size(), &error))
+    throw std::runtime_error("wire capture: " + error);
   ctx_.checker.frame_sent();
   ++in_flight_;
   ++trace_frames;

@@ -14,7 +14,7 @@
 #include <string>
 
 #include "net_end.h"
-#include "pcap_writer.h"
+#include "dpusim/p4/pcap.h"
 #include "sim_context.h"
 #include "timed_queue.h"
 
@@ -46,7 +46,7 @@ class Wire : public sc_core::sc_module {
   NetEnd& a_;
   NetEnd& b_;
   pcie::TimedQueue later_;
-  std::unique_ptr<PcapWriter> pcap_;
+  std::unique_ptr<p4::PcapWriter> pcap_;  // classic pcap, nanosecond timestamps
   sc_core::sc_time busy_until_[2];
   uint64_t in_flight_ = 0;
 };
