@@ -49,18 +49,21 @@ def build(target=None):
     subprocess.run(cmd, check=True, env=env, stdout=sys.stderr)
 
 
-def run(target, seconds):
+def run(target, seconds, max_len=65536, fork=0):
     """Runs one harness; returns (exit code, executions, coverage, reproducer or None)."""
     work = os.path.join(ROOT, "out", "fuzz", target)
     corpus = os.path.join(work, "corpus")
     os.makedirs(corpus, exist_ok=True)
     dirs = [corpus] + [d for d in seed_dirs(target) if os.path.isdir(d)]
     cmd = [os.path.join(BUILD, "fuzz", f"fuzz_{target}"), f"-max_total_time={seconds}", "-print_final_stats=1",
-           "-timeout=10", "-rss_limit_mb=2048", "-max_len=65536", f"-artifact_prefix={work}/", *dirs]
+           "-timeout=10", "-rss_limit_mb=2048", f"-max_len={max_len}", f"-artifact_prefix={work}/",
+           *([f"-fork={fork}"] if fork else []), *dirs]
     env = dict(os.environ, ASAN_OPTIONS="abort_on_error=1:detect_leaks=1",
                UBSAN_OPTIONS="print_stacktrace=1:halt_on_error=1")
     p = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, env=env)
     execs = re.findall(r"stat::number_of_executed_units:\s*(\d+)", p.stdout)
+    if not execs:  # fork mode reports the running total as "#N: cov: ..."
+        execs = re.findall(r"^#(\d+): cov:", p.stdout, re.M)
     cov = re.findall(r"\bcov: (\d+)", p.stdout)
     repro = re.findall(r"Test unit written to (\S+)", p.stdout)
     if p.returncode != 0:
@@ -73,6 +76,8 @@ def main(argv):
     parser.add_argument("target", nargs="?", help="harness name (see --list)")
     parser.add_argument("--list", action="store_true", help="list the harnesses")
     parser.add_argument("--seconds", type=int, default=60, help="how long to fuzz (default 60)")
+    parser.add_argument("--max-len", type=int, default=65536, help="largest input in bytes (default 65536)")
+    parser.add_argument("--fork", type=int, default=0, help="run N fuzzing processes (libFuzzer -fork)")
     try:
         opts = parser.parse_args(argv)
     except SystemExit as e:
@@ -87,7 +92,7 @@ def main(argv):
         print("dpusim fuzz: --seconds must be at least 1", file=sys.stderr)
         return 2
     build(opts.target)
-    code, execs, cov, repro = run(opts.target, opts.seconds)
+    code, execs, cov, repro = run(opts.target, opts.seconds, opts.max_len, opts.fork)
     print(f"{opts.target}: {execs} executions in {opts.seconds} s, coverage {cov} edges")
     if code != 0:
         print(f"{opts.target}: FOUND a failure; reproducer: {repro or '(see output above)'}")

@@ -83,7 +83,7 @@ bool load_program(std::string_view text, const ExternRegistry* externs, Program*
     std::string why = "not valid JSON";
     try {
       Json again = Json::parse(text.begin(), text.end());
-    } catch (const Json::parse_error& e) {
+    } catch (const Json::exception& e) {  // parse_error, or out_of_range for a number too large
       why = e.what();
     }
     *error = {LoadCode::kJsonSyntax, why.substr(0, 300)};
