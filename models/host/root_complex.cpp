@@ -149,13 +149,17 @@ void RootComplex::serve_write(Tlp& t) {
     t.release();
     return;
   }
-  // Write the enabled bytes only (byte enables of the first and last DW).
+  // Write the enabled bytes only: byte enables apply to the first and last DW; the DWs between
+  // are whole and go in one copy.
   const uint8_t* d = pcie::data(t);
-  for (size_t i = 0; i < size_t(h.length_dw) * 4; ++i) {
-    const size_t dw = i / 4;
-    const uint8_t be = dw == 0 ? h.first_be : (dw + 1 == h.length_dw ? h.last_be : 0xf);
-    if (be & (1u << (i % 4))) memory.write(h.address + i, d + i, 1);
-  }
+  const size_t dws = h.length_dw;
+  auto write_dw = [&](size_t dw, uint8_t be) {
+    for (unsigned b = 0; b < 4; ++b)
+      if (be & (1u << b)) memory.write(h.address + dw * 4 + b, d + dw * 4 + b, 1);
+  };
+  write_dw(0, h.first_be);
+  if (dws > 2) memory.write(h.address + 4, d + 4, (dws - 2) * 4);
+  if (dws > 1) write_dw(dws - 1, h.last_be);
   t.release();
   const uint64_t end = first + count;
   for (auto it = watches_.begin(); it != watches_.end();) {

@@ -94,7 +94,7 @@ void TestEndpoint::serve(const tlp::Header& h, std::vector<uint8_t> payload) {
       const uint32_t count = pcie::request_byte_count(h);
       const auto hit = fn_.decode(first);
       if (!hit || hit->offset + count > fn_.bar_size(hit->bar)) return ur("address in no enabled BAR");
-      write_bar(hit->bar, hit->offset, payload.data() + (first & 3), count, h);
+      write_bar(hit->bar, hit->offset, payload.data() + (first & 3), count);
       return;
     }
     default:
@@ -122,7 +122,7 @@ void TestEndpoint::read_bar(unsigned bar, uint64_t off, uint8_t* out, size_t n) 
   }
 }
 
-void TestEndpoint::write_bar(unsigned bar, uint64_t off, const uint8_t* in, size_t n, const tlp::Header& h) {
+void TestEndpoint::write_bar(unsigned bar, uint64_t off, const uint8_t* in, size_t n) {
   if (bar == 2) {
     std::memcpy(memory_.data() + off, in, n);
     return;
@@ -145,7 +145,6 @@ void TestEndpoint::write_bar(unsigned bar, uint64_t off, const uint8_t* in, size
     }
     write_reg(dw, v);
   }
-  (void)h;
 }
 
 uint32_t TestEndpoint::read_reg(uint32_t off) { return regs_[off / 4]; }

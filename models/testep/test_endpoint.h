@@ -63,7 +63,7 @@ class TestEndpoint : public sc_core::sc_module {
   void receive(pcie::Tlp& t);
   void serve(const tlp::Header& h, std::vector<uint8_t> payload);
   void read_bar(unsigned bar, uint64_t off, uint8_t* out, size_t n);
-  void write_bar(unsigned bar, uint64_t off, const uint8_t* in, size_t n, const tlp::Header& h);
+  void write_bar(unsigned bar, uint64_t off, const uint8_t* in, size_t n);
   uint32_t read_reg(uint32_t off);
   void write_reg(uint32_t off, uint32_t value);
   void start_dma(uint32_t ctrl);
