@@ -13,7 +13,7 @@
 #include <cstring>
 #include <string>
 
-#include "platform.h"
+#include "platform/platform.h"
 
 extern "C" int sc_main(int, char**) { return 0; }
 

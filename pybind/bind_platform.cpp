@@ -4,7 +4,7 @@
 #include <memory>
 
 #include "module_registry.h"
-#include "platform.h"
+#include "platform/platform.h"
 
 namespace py = pybind11;
 using dpusim::platform::Platform;

@@ -1,4 +1,4 @@
-#include "completer.h"
+#include "tlm/completer.h"
 
 #include <algorithm>
 #include <cstring>

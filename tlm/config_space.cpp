@@ -1,9 +1,9 @@
-#include "config_space.h"
+#include "tlm/config_space.h"
 
 #include <algorithm>
 #include <cstdio>
 
-#include "pci_regs.h"
+#include "tlm/pci_regs.h"
 
 namespace dpusim::pcie {
 

@@ -1,4 +1,4 @@
-#include "link.h"
+#include "tlm/link.h"
 
 namespace dpusim::pcie {
 

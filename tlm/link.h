@@ -16,9 +16,9 @@
 #include <functional>
 #include <string>
 
-#include "port.h"
-#include "sim_context.h"
-#include "timed_queue.h"
+#include "tlm/port.h"
+#include "tlm/sim_context.h"
+#include "tlm/timed_queue.h"
 
 namespace dpusim::pcie {
 

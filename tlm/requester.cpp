@@ -1,4 +1,4 @@
-#include "requester.h"
+#include "tlm/requester.h"
 
 #include <algorithm>
 #include <cstring>

@@ -1,4 +1,4 @@
-#include "sim_context.h"
+#include "tlm/sim_context.h"
 
 namespace dpusim::pcie {
 

@@ -14,12 +14,12 @@
 #include <string>
 #include <vector>
 
-#include "event_log.h"
-#include "faults.h"
-#include "invariants.h"
-#include "rng.h"
-#include "timing.h"
-#include "tlp_payload.h"
+#include "tlm/event_log.h"
+#include "tlm/faults.h"
+#include "tlm/invariants.h"
+#include "tlm/rng.h"
+#include "tlm/timing.h"
+#include "tlm/tlp_payload.h"
 
 namespace dpusim::pcie {
 

@@ -1,4 +1,4 @@
-#include "timing.h"
+#include "tlm/timing.h"
 
 #include <stdexcept>
 

@@ -1,4 +1,4 @@
-#include "tlp.h"
+#include "tlm/tlp.h"
 
 #include <cstdio>
 

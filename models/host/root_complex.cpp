@@ -1,9 +1,9 @@
-#include "root_complex.h"
+#include "host/root_complex.h"
 
 #include <cstring>
 #include <stdexcept>
 
-#include "completer.h"
+#include "tlm/completer.h"
 
 namespace dpusim::host {
 

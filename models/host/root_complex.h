@@ -18,11 +18,11 @@
 #include <string>
 #include <vector>
 
-#include "host_memory.h"
-#include "port.h"
-#include "requester.h"
-#include "sim_context.h"
-#include "timed_queue.h"
+#include "host/host_memory.h"
+#include "tlm/port.h"
+#include "tlm/requester.h"
+#include "tlm/sim_context.h"
+#include "tlm/timed_queue.h"
 
 namespace dpusim::host {
 

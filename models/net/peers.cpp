@@ -1,4 +1,4 @@
-#include "peers.h"
+#include "net/peers.h"
 
 namespace dpusim::net {
 

@@ -7,9 +7,9 @@
 
 #include <string>
 
-#include "net_end.h"
-#include "sim_context.h"
-#include "wire.h"
+#include "net/net_end.h"
+#include "tlm/sim_context.h"
+#include "net/wire.h"
 
 namespace dpusim::net {
 

@@ -1,6 +1,6 @@
 // The registered device families (family.h). A new family adds its registration here.
-#include "family.h"
-#include "vnet_family.h"
+#include "device/family.h"
+#include "vnet/vnet_family.h"
 
 namespace dpusim::platform {
 

@@ -1,4 +1,4 @@
-#include "platform.h"
+#include "platform/platform.h"
 
 #include <cstdio>
 #include <fstream>
@@ -92,7 +92,7 @@ Platform::Platform(const PlatformSpec& spec, const Outputs& outputs) : spec_(spe
                                    [] { return 0; });
   links_.push_back(host_link);
   if (spec.family) {
-    family_ = spec.family->build(FamilyBuild{ctx, spec_});
+    family_ = spec.family->build(FamilyBuild{ctx});
     host_link->connect(host_->port, family_->upstream_port(), host_->requester.checker_id, -1);
   } else {
     build_test_topology(*host_link);

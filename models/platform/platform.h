@@ -19,14 +19,14 @@
 #include <string>
 #include <vector>
 
-#include "family.h"
-#include "link.h"
-#include "pcie_switch.h"
-#include "peers.h"
-#include "platform_doc.h"
-#include "root_complex.h"
-#include "sim_context.h"
-#include "test_endpoint.h"
+#include "device/family.h"
+#include "tlm/link.h"
+#include "switch/pcie_switch.h"
+#include "net/peers.h"
+#include "platform/platform_doc.h"
+#include "host/root_complex.h"
+#include "tlm/sim_context.h"
+#include "testep/test_endpoint.h"
 
 namespace dpusim::platform {
 

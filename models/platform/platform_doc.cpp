@@ -1,12 +1,12 @@
-#include "platform_doc.h"
+#include "platform/platform_doc.h"
 
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
 #include <set>
 
-#include "family.h"
-#include "timing.h"
+#include "device/family.h"
+#include "tlm/timing.h"
 
 namespace dpusim::platform {
 

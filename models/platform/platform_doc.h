@@ -12,20 +12,10 @@
 #include <string>
 #include <vector>
 
-#include "root_complex.h"
+#include "device/doc_error.h"
+#include "host/root_complex.h"
 
 namespace dpusim::platform {
-
-class DocError : public std::runtime_error {
- public:
-  DocError(const std::string& path, const std::string& reason)
-      : std::runtime_error(path + ": " + reason), path_(path), reason_(reason) {}
-  const std::string& path() const { return path_; }
-  const std::string& reason() const { return reason_; }
-
- private:
-  std::string path_, reason_;
-};
 
 struct EndpointSpec {
   std::string kind;  // "test"

@@ -1,6 +1,6 @@
-#include "downstream_port.h"
+#include "switch/downstream_port.h"
 
-#include "pci_regs.h"
+#include "tlm/pci_regs.h"
 
 namespace dpusim::sw {
 

@@ -12,9 +12,9 @@
 #include <cstdint>
 #include <functional>
 
-#include "bridge.h"
-#include "link.h"
-#include "timed_queue.h"
+#include "switch/bridge.h"
+#include "tlm/link.h"
+#include "tlm/timed_queue.h"
 
 namespace dpusim::sw {
 

@@ -1,7 +1,7 @@
-#include "pcie_switch.h"
+#include "switch/pcie_switch.h"
 
-#include "completer.h"
-#include "pci_regs.h"
+#include "tlm/completer.h"
+#include "tlm/pci_regs.h"
 
 namespace dpusim::sw {
 

@@ -22,12 +22,12 @@
 #include <string>
 #include <vector>
 
-#include "bridge.h"
-#include "downstream_port.h"
-#include "link.h"
-#include "port.h"
-#include "sim_context.h"
-#include "timed_queue.h"
+#include "switch/bridge.h"
+#include "switch/downstream_port.h"
+#include "tlm/link.h"
+#include "tlm/port.h"
+#include "tlm/sim_context.h"
+#include "tlm/timed_queue.h"
 
 namespace dpusim::sw {
 

@@ -1,11 +1,11 @@
-#include "test_endpoint.h"
+#include "testep/test_endpoint.h"
 
 #include <algorithm>
 #include <cstring>
 
-#include "capabilities.h"
-#include "completer.h"
-#include "pci_regs.h"
+#include "tlm/capabilities.h"
+#include "tlm/completer.h"
+#include "tlm/pci_regs.h"
 
 namespace dpusim::testep {
 

@@ -16,12 +16,12 @@
 #include <string>
 #include <vector>
 
-#include "function.h"
-#include "msix.h"
-#include "port.h"
-#include "requester.h"
-#include "sim_context.h"
-#include "timed_queue.h"
+#include "tlm/function.h"
+#include "tlm/msix.h"
+#include "tlm/port.h"
+#include "tlm/requester.h"
+#include "tlm/sim_context.h"
+#include "tlm/timed_queue.h"
 
 namespace dpusim::testep {
 

@@ -1,8 +1,8 @@
-#include "acg.h"
+#include "vnet/acg.h"
 
 #include <nlohmann/json.hpp>
 
-#include "platform_doc.h"
+#include "device/doc_error.h"
 
 namespace dpusim::vnet {
 

@@ -1,8 +1,8 @@
 // The offload engine's datapath on split rings (see vnet_endpoint.h): one queue is serviced
 // at a time per queue, entry after entry, each step a DMA whose completion continues it.
-#include "vnet_endpoint.h"
-#include "virtio_spec.h"
-#include "wire.h"
+#include "vnet/vnet_endpoint.h"
+#include "vnet/virtio_spec.h"
+#include "net/wire.h"
 
 namespace dpusim::vnet {
 

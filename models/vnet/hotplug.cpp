@@ -3,9 +3,9 @@
 // run_progress_loop's unplug timeout; vnet_pci_device.c config_space_cap_pcie_write,
 // trigger_command_completed): Slot Control power edges and Command Completed, the workqueue's
 // hotplug and delayed-destroy items, and the forced removal when the host never powers off.
-#include "bridge_image.h"
-#include "pci_regs.h"
-#include "vnet_app.h"
+#include "vnet/bridge_image.h"
+#include "tlm/pci_regs.h"
+#include "vnet/vnet_app.h"
 
 namespace dpusim::vnet {
 

@@ -8,9 +8,9 @@
 // arrives, and when a retry reaches MSI_RETRY_ABANDON_SEC (docs/fidelity.md).
 #include <cinttypes>
 
-#include "bridge_image.h"
-#include "pci_regs.h"
-#include "vnet_app.h"
+#include "vnet/bridge_image.h"
+#include "tlm/pci_regs.h"
+#include "vnet/vnet_app.h"
 
 namespace dpusim::vnet {
 

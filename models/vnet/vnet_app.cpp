@@ -1,10 +1,10 @@
-#include "vnet_app.h"
+#include "vnet/vnet_app.h"
 
-#include "bridge_image.h"
-#include "completer.h"
-#include "link.h"
-#include "pci_regs.h"
-#include "vnet_layout.h"
+#include "vnet/bridge_image.h"
+#include "tlm/completer.h"
+#include "tlm/link.h"
+#include "tlm/pci_regs.h"
+#include "vnet/vnet_layout.h"
 
 namespace dpusim::vnet {
 

@@ -32,18 +32,18 @@
 #include <string>
 #include <vector>
 
-#include "acg.h"
-#include "activity.h"
-#include "app_log.h"
-#include "bridge.h"
-#include "controller.h"
-#include "link.h"
-#include "port.h"
-#include "sim_context.h"
-#include "timed_queue.h"
-#include "virtio_device.h"
-#include "vnet_options.h"
-#include "workqueue.h"
+#include "vnet/acg.h"
+#include "tlm/activity.h"
+#include "vnet/app_log.h"
+#include "switch/bridge.h"
+#include "vnet/controller.h"
+#include "tlm/link.h"
+#include "tlm/port.h"
+#include "tlm/sim_context.h"
+#include "tlm/timed_queue.h"
+#include "vnet/virtio_device.h"
+#include "vnet/vnet_options.h"
+#include "vnet/workqueue.h"
 
 namespace dpusim::vnet {
 

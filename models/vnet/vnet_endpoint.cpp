@@ -1,9 +1,9 @@
-#include "vnet_endpoint.h"
+#include "vnet/vnet_endpoint.h"
 
-#include "completer.h"
-#include "virtio_spec.h"
-#include "vnet_layout.h"
-#include "wire.h"
+#include "tlm/completer.h"
+#include "vnet/virtio_spec.h"
+#include "vnet/vnet_layout.h"
+#include "net/wire.h"
 
 namespace dpusim::vnet {
 

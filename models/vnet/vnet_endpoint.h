@@ -27,14 +27,14 @@
 #include <string>
 #include <vector>
 
-#include "function.h"
-#include "msix.h"
-#include "net_end.h"
-#include "port.h"
-#include "requester.h"
-#include "sim_context.h"
-#include "split_ring.h"
-#include "timed_queue.h"
+#include "tlm/function.h"
+#include "tlm/msix.h"
+#include "net/net_end.h"
+#include "tlm/port.h"
+#include "tlm/requester.h"
+#include "tlm/sim_context.h"
+#include "vnet/split_ring.h"
+#include "tlm/timed_queue.h"
 
 namespace dpusim::vnet {
 

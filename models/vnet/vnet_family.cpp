@@ -1,7 +1,7 @@
-#include "vnet_family.h"
+#include "vnet/vnet_family.h"
 
-#include "ep_image.h"
-#include "virtio_spec.h"
+#include "vnet/ep_image.h"
+#include "vnet/virtio_spec.h"
 
 namespace dpusim::vnet {
 

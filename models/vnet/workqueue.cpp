@@ -1,6 +1,6 @@
-#include "workqueue.h"
+#include "vnet/workqueue.h"
 
-#include "vnet_layout.h"
+#include "vnet/vnet_layout.h"
 
 namespace dpusim::vnet {
 

@@ -7,10 +7,10 @@
 
 #include <vector>
 
-#include "link.h"
-#include "port.h"
-#include "requester.h"
-#include "sim_context.h"
+#include "tlm/link.h"
+#include "tlm/port.h"
+#include "tlm/requester.h"
+#include "tlm/sim_context.h"
 
 using namespace dpusim::pcie;
 using namespace sc_core;

@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-#include "workqueue.h"
+#include "vnet/workqueue.h"
 
 using namespace dpusim::vnet;
 using namespace sc_core;
