@@ -20,18 +20,6 @@ struct PyNotification {
   std::string text;
 };
 
-const char* kind_name(dpusim::pcie::Notification::Kind k) {
-  switch (k) {
-    case dpusim::pcie::Notification::Kind::Completion: return "completion";
-    case dpusim::pcie::Notification::Kind::Event: return "event";
-    case dpusim::pcie::Notification::Kind::Violation: return "violation";
-    case dpusim::pcie::Notification::Kind::Msi: return "msi";
-    case dpusim::pcie::Notification::Kind::MemoryWrite: return "memory_write";
-    case dpusim::pcie::Notification::Kind::Frame: return "frame";
-  }
-  return "?";
-}
-
 std::optional<tlp::Type> type_from_name(const std::string& name) {
   for (int i = 0; i <= static_cast<int>(tlp::Type::CplDLk); ++i) {
     const auto t = static_cast<tlp::Type>(i);
@@ -106,7 +94,7 @@ DPUSIM_PYBIND(platform) {
         "Checks a platform document; raises DocError naming the bad field.");
   m.def("timing_params", [] {
     std::vector<std::tuple<std::string, uint64_t, uint64_t, uint64_t, std::string>> out;
-    for (const auto& p : dpusim::pcie::TimingProfile::params()) out.emplace_back(p.name, p.default_value, p.min, p.max, p.unit);
+    for (const auto& p : dpusim::pcie::TimingProfile::sorted_params()) out.emplace_back(p.name, p.default_value, p.min, p.max, p.unit);
     return out;
   });
 
@@ -132,7 +120,7 @@ DPUSIM_PYBIND(platform) {
       .def("take_notifications", [](Platform& p) {
         std::vector<PyNotification> out;
         for (auto& n : p.ctx().take_notifications())
-          out.push_back(PyNotification{kind_name(n.kind), n.token, n.time_ps, n.address, n.status,
+          out.push_back(PyNotification{n.kind, n.token, n.time_ps, n.address, n.status,
                                        py::bytes(reinterpret_cast<const char*>(n.data.data()), n.data.size()), n.text});
         return out;
       })
@@ -201,9 +189,11 @@ DPUSIM_PYBIND(platform) {
         p.ctx().event("platform", "timing_override").str("name", name).u64("value", value);
       })
       .def("get_timing", [](Platform& p, const std::string& name) {
-        const int i = dpusim::pcie::TimingProfile::find(name);
-        if (i < 0) throw py::value_error("unknown timing parameter '" + name + "'");
-        return p.ctx().timing.get(static_cast<dpusim::pcie::TimingId>(i));
+        try {
+          return p.ctx().timing.get(name);
+        } catch (const std::invalid_argument& e) {
+          throw py::value_error(e.what());
+        }
       })
       .def("expect_violation", [](Platform& p, const std::string& kind, uint64_t count) {
         p.ctx().checker.expect(kind, count);

@@ -1,3 +1,4 @@
+#include "host/host_timing.h"
 #include "host/root_complex.h"
 
 #include <cstring>
@@ -176,7 +177,7 @@ void RootComplex::serve_write(Tlp& t) {
 void RootComplex::serve_read(Tlp& t) {
   const tlp::Header h = pcie::hdr(t);
   t.release();
-  later_.at(ctx_.ps(pcie::TimingId::host_mem_read_ps), [this, h] {
+  later_.at(ctx_.ps(host::timing::mem_read_ps), [this, h] {
     const uint64_t first = pcie::request_first_byte(h);
     const uint32_t count = pcie::request_byte_count(h);
     if (!memory.allocated(first, count)) {

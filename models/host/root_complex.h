@@ -26,6 +26,12 @@
 
 namespace dpusim::host {
 
+// Notifications the host posts for the Python runtime (tlm/sim_context.h): an MSI reached the
+// MSI window (token = requester ID, address, status = data); a device's DMA write landed in a
+// watched range of host memory (token = watch id).
+inline constexpr pcie::NotificationKind kMsiNotification = "msi";
+inline constexpr pcie::NotificationKind kMemoryWriteNotification = "memory_write";
+
 struct HostSpec {
   unsigned max_payload_size = 256;       // bytes, for DMA read completions
   unsigned read_completion_boundary = 64;

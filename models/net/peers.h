@@ -24,6 +24,10 @@ class LoopbackPeer : public NetEnd {
   pcie::SimContext& ctx_;
 };
 
+// The notification a Python-driven peer posts when a frame reaches it (token = wire index,
+// data = the frame).
+inline constexpr pcie::NotificationKind kFrameNotification = "frame";
+
 class PythonPeer : public NetEnd {
  public:
   explicit PythonPeer(pcie::SimContext& ctx) : ctx_(ctx) {}

@@ -1,3 +1,4 @@
+#include "net/net_timing.h"
 #include "net/wire.h"
 
 #include <algorithm>
@@ -49,7 +50,7 @@ uint64_t Wire::send(NetEnd& from, std::vector<uint8_t> bytes) {
   const sc_time start = std::max(now, busy_until_[dir]);
   const sc_time end = start + sc_time::from_value(frame_wire_ps(bytes.size(), line_rate_mbps(from)));
   busy_until_[dir] = end;
-  const sc_time arrive = end + ctx_.ps(pcie::TimingId::net_wire_propagation_ps);
+  const sc_time arrive = end + ctx_.ps(net::timing::wire_propagation_ps);
   Frame f{std::move(bytes), ctx_.pool.next_serial()};
   ctx_.event(name(), "frame")
       .str("from", from.end_name())

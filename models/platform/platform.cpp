@@ -1,3 +1,4 @@
+#include "tlm/timing.h"
 #include "platform/platform.h"
 
 #include <cstdio>
@@ -77,18 +78,18 @@ Platform::Platform(const PlatformSpec& spec, const Outputs& outputs) : spec_(spe
   host_ = new host::RootComplex("host", ctx, spec.host);
   host_->requester.checker_id = int(ctx.checker.register_requester("host"));
   host_->on_msi = [this](const host::MsiEvent& ev) {
-    pcie::Notification n(pcie::Notification::Kind::Msi);
+    pcie::Notification n(host::kMsiNotification);
     n.token = ev.requester_id;
     n.address = ev.address;
     n.status = int(ev.data);
     ctx_->post(std::move(n));
   };
   host_->on_memory_write = [this](uint64_t id) {
-    pcie::Notification n(pcie::Notification::Kind::MemoryWrite);
+    pcie::Notification n(host::kMemoryWriteNotification);
     n.token = id;
     ctx_->post(std::move(n));
   };
-  auto* host_link = new pcie::Link("link_host", ctx, pcie::TimingId::link_host_gen, pcie::TimingId::link_host_width,
+  auto* host_link = new pcie::Link("link_host", ctx, pcie::timing::link_host_gen, pcie::timing::link_host_width,
                                    [] { return 0; });
   links_.push_back(host_link);
   if (spec.family) {
@@ -108,8 +109,8 @@ void Platform::build_test_topology(pcie::Link& host_link) {
   for (size_t i = 0; i < spec_.slots.size(); ++i) {
     sspec.occupied.push_back(spec_.slots[i].has_value());
     // The bus number of the link below port i is that port's secondary bus, read live.
-    auto* link = new pcie::Link(("link_dsp" + std::to_string(i)).c_str(), ctx, pcie::TimingId::link_dsp_gen,
-                                pcie::TimingId::link_dsp_width, [this, i] {
+    auto* link = new pcie::Link(("link_dsp" + std::to_string(i)).c_str(), ctx, pcie::timing::link_dsp_gen,
+                                pcie::timing::link_dsp_width, [this, i] {
                                   return switch_ ? int(switch_->dsp(unsigned(i)).secondary()) : -1;
                                 });
     dsp_links.push_back(link);
@@ -213,7 +214,7 @@ void Platform::report_failure(const std::string& message) {
   if (failed_) return;
   failed_ = true;
   failure_ = message;
-  pcie::Notification n(pcie::Notification::Kind::Violation);
+  pcie::Notification n(pcie::notification::kViolation);
   n.text = message;
   ctx_->post(std::move(n));
 }
@@ -240,7 +241,7 @@ void Platform::advance(uint64_t until_ps) {
 
 pcie::Requester::Done Platform::completion(uint64_t token) {
   return [this, token](pcie::Result&& r) {
-    pcie::Notification n(pcie::Notification::Kind::Completion);
+    pcie::Notification n(pcie::notification::kCompletion);
     n.token = token;
     n.status = static_cast<int>(r.outcome);
     n.data = std::move(r.data);

@@ -211,7 +211,7 @@ PlatformSpec parse_platform_doc(const std::string& text) {
       const std::string path = "$.timing." + it.key();
       if (pcie::TimingProfile::find(it.key()) < 0) {
         std::string list;
-        for (const auto& p : pcie::TimingProfile::params()) list += (list.empty() ? "" : ", ") + std::string(p.name);
+        for (const auto& p : pcie::TimingProfile::sorted_params()) list += (list.empty() ? "" : ", ") + std::string(p.name);
         throw DocError(path, "unknown timing parameter (known: " + list + ")");
       }
       const uint64_t v = uint_at(it.value(), path, 0, UINT64_MAX);

@@ -1,3 +1,4 @@
+#include "switch/switch_timing.h"
 #include "switch/downstream_port.h"
 
 #include "tlm/pci_regs.h"
@@ -69,7 +70,7 @@ void DownstreamPort::on_slot_control(uint32_t before, uint32_t after) {
   if (was_off && !now_off) {
     const uint64_t gen = ++power_generation_;
     if (present_) {
-      later_.at(ctx_.ps(pcie::TimingId::slot_link_train_ps), [this, gen] {
+      later_.at(ctx_.ps(sw::timing::slot_link_train_ps), [this, gen] {
         if (gen == power_generation_ && present_ && !(slot_control() & PCI_EXP_SLTCTL_PCC)) set_link(true);
       });
     }

@@ -1,3 +1,5 @@
+#include "tlm/timing.h"
+#include "testep/testep_timing.h"
 #include "testep/test_endpoint.h"
 
 #include <algorithm>
@@ -28,8 +30,8 @@ TestEndpoint::TestEndpoint(sc_module_name name, pcie::SimContext& ctx)
   pcie::PcieCapSpec cap;
   cap.port_type = PCI_EXP_TYPE_ENDPOINT;
   cap.devcap = 2 | PCI_EXP_DEVCAP_EXT_TAG;  // Max_Payload_Size Supported 512 B
-  const unsigned gen = unsigned(ctx.timing.get(pcie::TimingId::link_dsp_gen));
-  const unsigned width = unsigned(ctx.timing.get(pcie::TimingId::link_dsp_width));
+  const unsigned gen = unsigned(ctx.timing.get(pcie::timing::link_dsp_gen));
+  const unsigned width = unsigned(ctx.timing.get(pcie::timing::link_dsp_width));
   cap.linkcap = gen | width << 4;
   cap.linksta = uint16_t(gen | width << PCI_EXP_LNKSTA_NLW_SHIFT);
   fn_.set_pcie_cap(pcie::add_pcie_cap(cfg, cap));
@@ -51,7 +53,7 @@ void TestEndpoint::receive(Tlp& t) {
     requester_.on_completion(t);
     return;
   }
-  later_.at(ctx_.ps(pcie::TimingId::test_ep_service_ps),
+  later_.at(ctx_.ps(testep::timing::service_ps),
             [this, r = pcie::take_request(t)]() mutable { serve(r.hdr, std::move(r.payload)); });
 }
 
@@ -188,7 +190,7 @@ void TestEndpoint::start_dma(uint32_t ctrl) {
     return;
   }
   status = TEP_DMA_STATUS_BUSY;
-  later_.at(ctx_.ps(pcie::TimingId::test_ep_dma_setup_ps), [this, host, local, len, to_host, ctrl] {
+  later_.at(ctx_.ps(testep::timing::dma_setup_ps), [this, host, local, len, to_host, ctrl] {
     if (to_host) {
       const sc_time sent = requester_.write(host, memory_.data() + local, len);
       later_.at(sent, [this, ctrl] { finish_dma(true, ctrl); });

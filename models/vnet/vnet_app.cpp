@@ -1,3 +1,4 @@
+#include "vnet/vnet_timing.h"
 #include "vnet/vnet_app.h"
 
 #include "vnet/bridge_image.h"
@@ -159,9 +160,9 @@ void VnetApp::receive_down(Tlp& t) {
 
 void VnetApp::pe1_enqueue(Tlp& t) {
   const tlp::Type type = pcie::hdr(t).type;
-  pcie::TimingId cost_id = pcie::TimingId::vnet_pe1_config_ps;
-  if (type == tlp::Type::MRd) cost_id = pcie::TimingId::vnet_pe1_mmio_read_ps;
-  if (type == tlp::Type::MWr) cost_id = pcie::TimingId::vnet_pe1_mmio_write_ps;
+  const pcie::TimingParam& cost_id = type == tlp::Type::MRd   ? timing::pe1_mmio_read_ps
+                                     : type == tlp::Type::MWr ? timing::pe1_mmio_write_ps
+                                                              : timing::pe1_config_ps;
   pe1_fifo_.push_back(Pe1Entry{&t, ctx_.now_ps()});
   trace_pe1_queue_ = uint32_t(pe1_fifo_.size());
   pe1_.then(cost(cost_id), [this] { pe1_serve(); });
@@ -186,7 +187,7 @@ void VnetApp::pe1_serve() {
   refresh_slot_traces();
   // The bound covers queueing and any wait the handler had (a reset barrier).
   pe1_.then([this, e, h, serial] {
-    const uint64_t took = ctx_.now_ps() - e.arrival_ps, bound = ctx_.timing.get(pcie::TimingId::vnet_pe1_bound_ps);
+    const uint64_t took = ctx_.now_ps() - e.arrival_ps, bound = ctx_.timing.get(vnet::timing::pe1_bound_ps);
     if (took > bound)
       ctx_.checker.violation(ctx_.now_ps(), kMainThread, "pe1_service_bound",
                              std::string(tlp::type_name(h.type)) + " #" + std::to_string(serial) + " took " +

@@ -32,6 +32,7 @@
 #include <string>
 #include <vector>
 
+#include "switch/switch_timing.h"
 #include "vnet/acg.h"
 #include "tlm/activity.h"
 #include "vnet/app_log.h"
@@ -95,7 +96,7 @@ class VnetApp : public sc_core::sc_module {
   void pe1_enqueue(pcie::Tlp& t);
   void pe1_serve();
   void send_up(pcie::Tlp* t) { up.send(*t); }
-  sc_core::sc_time traversal() const { return ctx_.ps(pcie::TimingId::switch_traversal_ps); }
+  sc_core::sc_time traversal() const { return ctx_.ps(sw::timing::switch_traversal_ps); }
 
   // ---- tlp_service.cpp --------------------------------------------------------------------
   enum class Kind { USP, DSP, EP, DUMMY };
@@ -144,7 +145,7 @@ class VnetApp : public sc_core::sc_module {
   void set_conf_and_start(unsigned i, unsigned q, const VqShadow& sh, pcie::Activity& a, const char* thread,
                           bool start);
   void check_reset_hold_liveness(const WorkItem& item, bool skipped);
-  sc_core::sc_time cost(pcie::TimingId id) const { return ctx_.ps(id); }
+  sc_core::sc_time cost(const pcie::TimingParam& p) const { return ctx_.ps(p); }
 
   // ---- cleanup.cpp ------------------------------------------------------------------------
   void controller_cleanup(unsigned i, bool destroy_engine, pcie::Activity& a, const char* thread);

@@ -1,3 +1,4 @@
+#include "vnet/vnet_timing.h"
 #include "vnet/vnet_endpoint.h"
 
 #include "tlm/completer.h"
@@ -51,7 +52,7 @@ void VnetEndpoint::receive(Tlp& t) {
     requester_.on_completion(t);
     return;
   }
-  later_.at(ctx_.ps(pcie::TimingId::vnet_fw_mmio_ps),
+  later_.at(ctx_.ps(vnet::timing::fw_mmio_ps),
             [this, r = pcie::take_request(t)]() mutable { serve(r.hdr, std::move(r.payload)); });
 }
 
