@@ -137,7 +137,7 @@ class RdmaPath:
     def attach(self, engine):
         """Attach a program (None detaches). Raises dpusim.p4.LoadError for one the path refuses."""
         from dpusim import p4
-        ok, code, message = self._path.attach(None if engine is None else engine._engine)
+        ok, code, message = self._path.attach(None if engine is None else engine.native_engine)
         if not ok:
             self._engine = None
             raise p4.LoadError(code, message)

@@ -102,6 +102,7 @@ class PciHost:
         self.root = []          # functions on bus 0
         self.next_irq = FIRST_IRQ_DATA
         self.cpus = sim.doc.get("host", {}).get("cpus", 4)
+        self.slot_names = set()  # the hot-plug slots' names (drivers/pci/slot.c)
 
     def devices(self):
         for d in self.root:
@@ -110,6 +111,15 @@ class PciHost:
     def find(self, target):
         rid = bdf(target)
         return next((d for d in self.devices() if d.rid == rid), None)
+
+    def make_slot_name(self, name):
+        """pci_create_slot's make_slot_name: the slot's name, or with "-1", "-2"... when it
+        is taken; the name is then taken."""
+        new, dup = name, 1
+        while new in self.slot_names:
+            new, dup = f"{name}-{dup}", dup + 1
+        self.slot_names.add(new)
+        return new
 
     # -- config helpers -----------------------------------------------------------------------
     async def read(self, rid, off, size=4):
