@@ -60,11 +60,11 @@ class Host:
     def config_read(self, target, offset, size=4):
         """Future of a Cpl: `size` bytes of config space at `offset` of function `target`."""
         return self._sim.expect_completion(self._p.config_read(bdf(target), offset, size),
-                                 f"config_read {bdf_str(bdf(target))}+{offset:#x}", _cpl)
+                                           f"config_read {bdf_str(bdf(target))}+{offset:#x}", _cpl)
 
     def config_write(self, target, offset, value, size=4):
         return self._sim.expect_completion(self._p.config_write(bdf(target), offset, size, value),
-                                 f"config_write {bdf_str(bdf(target))}+{offset:#x}", _cpl)
+                                           f"config_write {bdf_str(bdf(target))}+{offset:#x}", _cpl)
 
     async def config_read8(self, target, offset):
         return (await self.config_read(target, offset, 1)).value
@@ -92,7 +92,8 @@ class Host:
 
     def mem_write(self, address, data):
         """Posted write; the future is done when the last TLP has left the root complex."""
-        return self._sim.expect_completion(self._p.mem_write(address, bytes(data)), f"mem_write {address:#x}", lambda n: None)
+        return self._sim.expect_completion(self._p.mem_write(address, bytes(data)), f"mem_write {address:#x}",
+                                           lambda n: None)
 
     async def mem_read8(self, address):
         return (await self.mem_read(address, 1)).value

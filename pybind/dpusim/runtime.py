@@ -23,7 +23,7 @@ from dpusim.errors import Cancelled, Deadlock, InvariantViolation, SimError, Sim
 from dpusim.futures import Future, Task
 from dpusim.host import Host
 from dpusim.net import Net
-from dpusim.vnet import command
+from dpusim.vnet import command as vnet_command
 
 INF = 2**64 - 1
 
@@ -173,9 +173,7 @@ class Sim:
     def command(self, line):
         """A line on the device application's stdin ("plug 0", "unplug 0", "speed 0 25000"),
         sent now; a future of what it came to (dpusim.vnet.CommandResult)."""
-        from dpusim.vnet import command
-
-        return command(self, line)
+        return vnet_command(self, line)
 
     def set_cost(self, name, value):
         """Overrides a timing-profile parameter from now on (logged as timing_override)."""

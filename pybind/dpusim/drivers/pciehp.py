@@ -32,6 +32,7 @@ from dpusim.drivers.pci_regs import *  # noqa: F403 - the register names are the
 from dpusim.drivers.pciehp_ctrl import CtrlOps
 from dpusim.drivers.pciehp_hpc import (BLINKINGOFF_STATE, BLINKINGON_STATE, MS, OFF_STATE, ON_STATE,  # noqa: F401
                                        POWEROFF_STATE, POWERON_STATE, STATE_NAMES, HpcOps)
+from dpusim.drivers.virtio_net import VIRTIO_NET_DEVICE_ID, VIRTIO_VENDOR_ID, VirtioNet
 from dpusim.futures import Future
 
 
@@ -149,8 +150,6 @@ class Controller(HpcOps, CtrlOps):
 
 async def _bind_virtio_net(sim, pci, dev):
     """pci_bus_add_device -> virtio_pci_probe (pci_enable_device, pci_set_master) -> virtnet_probe."""
-    from dpusim.drivers.virtio_net import VIRTIO_NET_DEVICE_ID, VIRTIO_VENDOR_ID, VirtioNet
-
     if (dev.vendor, dev.device) != (VIRTIO_VENDOR_ID, VIRTIO_NET_DEVICE_ID):
         return None
     await pci.enable_device(dev)
