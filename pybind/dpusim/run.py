@@ -15,6 +15,8 @@ import sys
 import traceback
 from dataclasses import dataclass, field
 
+from dpusim.errors import ScenarioFailed
+
 DEFAULT_PLATFORM = {"topology": {"endpoints": 4}}
 
 
@@ -58,10 +60,6 @@ class RunResult:
         if self.error:
             return f"scenario raised:\n{self.error}"
         return "ok"
-
-
-class ScenarioFailed(AssertionError):
-    pass
 
 
 def platform_doc(platform, seed):
