@@ -90,8 +90,13 @@ tlp::Header header_from(const py::dict& d) {
 DPUSIM_PYBIND(platform) {
   py::register_exception<dpusim::platform::DocError>(m, "DocError", PyExc_ValueError);
 
-  m.def("validate", [](const std::string& text) { dpusim::platform::parse_platform_doc(text); },
-        "Checks a platform document; raises DocError naming the bad field.");
+  m.def("validate",
+        [](const std::string& text, const std::vector<std::string>& search_dirs) {
+          dpusim::platform::parse_platform_doc(text, dpusim::platform::DocContext{search_dirs});
+        },
+        py::arg("doc"), py::arg("search_dirs") = std::vector<std::string>{},
+        "Checks a platform document; raises DocError naming the bad field. Relative file names in "
+        "device options resolve against search_dirs in turn.");
   m.def("timing_params", [] {
     std::vector<std::tuple<std::string, uint64_t, uint64_t, uint64_t, std::string>> out;
     for (const auto& p : dpusim::pcie::TimingProfile::sorted_params()) out.emplace_back(p.name, p.default_value, p.min, p.max, p.unit);
@@ -109,11 +114,12 @@ DPUSIM_PYBIND(platform) {
 
   py::class_<Platform>(m, "Platform")
       .def(py::init([](const std::string& doc, const std::string& log_path, const std::string& vcd_path,
-                       const std::string& pcap_dir) {
-             auto spec = dpusim::platform::parse_platform_doc(doc);
+                       const std::string& pcap_dir, const std::vector<std::string>& search_dirs) {
+             auto spec = dpusim::platform::parse_platform_doc(doc, dpusim::platform::DocContext{search_dirs});
              return std::make_unique<Platform>(spec, dpusim::platform::Outputs{log_path, vcd_path, pcap_dir});
            }),
-           py::arg("doc"), py::arg("event_log") = "", py::arg("vcd") = "", py::arg("pcap_dir") = "")
+           py::arg("doc"), py::arg("event_log") = "", py::arg("vcd") = "", py::arg("pcap_dir") = "",
+           py::arg("search_dirs") = std::vector<std::string>{})
       .def("advance", &Platform::advance, py::call_guard<py::gil_scoped_release>())
       .def("now", [](Platform&) { return Platform::now_ps(); })
       .def("pending_activity", &Platform::pending_activity)

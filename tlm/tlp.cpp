@@ -85,12 +85,6 @@ bool Header::four_dw() const {
   return false;
 }
 
-size_t Header::enabled_bytes() const {
-  auto bits = [](uint8_t be) { return size_t(__builtin_popcount(be & 0xf)); };
-  if (length_dw == 1) return bits(first_be);
-  return bits(first_be) + bits(last_be) + size_t(length_dw - 2) * 4;
-}
-
 size_t pack(const Header& h, std::array<uint8_t, kMaxHeaderBytes>& out, std::string* error) {
   const TypeCode& code = code_of(h.type);
   if (h.length_dw == 0 || h.length_dw > 1024)

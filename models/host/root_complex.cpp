@@ -1,9 +1,9 @@
-#include "host/host_timing.h"
 #include "host/root_complex.h"
 
 #include <cstring>
 #include <stdexcept>
 
+#include "host/host_timing.h"
 #include "tlm/completer.h"
 
 namespace dpusim::host {

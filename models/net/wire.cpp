@@ -1,17 +1,18 @@
-#include "net/net_timing.h"
 #include "net/wire.h"
 
 #include <algorithm>
 #include <cstdio>
 #include <stdexcept>
 
+#include "net/net_timing.h"
+#include "tlm/fnv1a.h"
+
 namespace dpusim::net {
 
 using namespace sc_core;
 
 std::string frame_digest(const std::vector<uint8_t>& bytes) {
-  uint64_t h = 0xcbf29ce484222325ull;
-  for (uint8_t b : bytes) h = (h ^ b) * 0x100000001b3ull;
+  const uint64_t h = fnv1a(bytes.data(), bytes.size());
   char buf[20];
   std::snprintf(buf, sizeof buf, "%016llx", static_cast<unsigned long long>(h));
   return buf;

@@ -26,7 +26,6 @@
 #include "platform/platform_doc.h"
 #include "host/root_complex.h"
 #include "tlm/sim_context.h"
-#include "testep/test_endpoint.h"
 
 namespace dpusim::platform {
 
@@ -52,7 +51,8 @@ class Platform {
   FamilyInstance* family() { return family_.get(); }
   const PlatformSpec& spec() const { return spec_; }
   unsigned slots() const { return unsigned(spec_.slots.size()); }
-  testep::TestEndpoint* test_endpoint(unsigned slot) { return slot < endpoints_.size() ? endpoints_[slot] : nullptr; }
+  // The endpoint in a slot of the generic switch, or null (empty slot, or a family's platform).
+  EndpointInstance* endpoint(unsigned slot) { return slot < endpoints_.size() ? endpoints_[slot].get() : nullptr; }
   // The function at a component path ("switch.usp", "switch.dsp3", "ep2"), or null.
   pcie::Function* function(const std::string& path);
 
@@ -97,7 +97,7 @@ class Platform {
   std::vector<std::unique_ptr<net::NetEnd>> peers_;
   std::map<unsigned, net::PythonPeer*> python_peers_;  // by wire index
   std::vector<pcie::Link*> links_;
-  std::vector<testep::TestEndpoint*> endpoints_;
+  std::vector<std::unique_ptr<EndpointInstance>> endpoints_;
   std::vector<std::unique_ptr<pcie::Port>> empty_ports_;  // far ends of empty slots' links
   std::vector<sc_core::sc_object*> owned_;  // modules, deleted with the platform
   sc_core::sc_trace_file* vcd_ = nullptr;

@@ -1,6 +1,6 @@
-#include "switch/switch_timing.h"
 #include "switch/downstream_port.h"
 
+#include "switch/switch_timing.h"
 #include "tlm/pci_regs.h"
 
 namespace dpusim::sw {

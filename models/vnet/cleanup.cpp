@@ -1,7 +1,7 @@
 // CONTROLLER_CLEANUP (vnet-app.md §6.3), also the full teardown at shutdown (destroy_engine),
 // and the deferred initialisation it runs when FEATURES_OK arrived while it was running.
-#include "vnet/vnet_timing.h"
 #include "vnet/vnet_app.h"
+#include "vnet/vnet_timing.h"
 
 namespace dpusim::vnet {
 

@@ -1,9 +1,9 @@
 // The control virtqueue's ctrl_req handler (vnet-app.md §7), run on the worker when it
 // progresses a controller's PE2, and the MQ start (§5.6, §7 "Increase"): background threads,
 // at most MQ_START_MAX_CONCURRENT running start_additional_queue_pairs at once.
-#include "vnet/vnet_timing.h"
 #include "vnet/vnet_app.h"
 #include "vnet/vnet_layout.h"
+#include "vnet/vnet_timing.h"
 
 namespace dpusim::vnet {
 

@@ -1,9 +1,9 @@
 // The offload engine's datapath on split rings (see vnet_endpoint.h): one queue is serviced
 // at a time per queue, entry after entry, each step a DMA whose completion continues it.
-#include "vnet/vnet_timing.h"
-#include "vnet/vnet_endpoint.h"
-#include "vnet/virtio_spec.h"
 #include "net/wire.h"
+#include "vnet/virtio_spec.h"
+#include "vnet/vnet_endpoint.h"
+#include "vnet/vnet_timing.h"
 
 namespace dpusim::vnet {
 
@@ -72,7 +72,7 @@ void VnetEndpoint::complete_used(Vq& vq, const std::vector<std::pair<uint32_t, u
   ctx_.event(name(), "vq_used").u64("ep", index_).u64("vq", vq.index).u64("used_idx", vq.used_idx);
   const uint16_t vector = vq.ring.conf().msix;
   if (vector == VIRTIO_MSI_NO_VECTOR || (vq.avail_flags & VRING_AVAIL_F_NO_INTERRUPT)) return;
-  const char* outcome = msix_->raise(vector);
+  const char* outcome = msix().raise(vector);
   ctx_.event(name(), "vq_interrupt").u64("vq", vq.index).u64("vector", vector).str("outcome", outcome);
 }
 
@@ -129,8 +129,7 @@ unsigned VnetEndpoint::steer(const std::vector<uint8_t>& frame) const {
   for (const auto& vq : vqs_)
     if (vq->index % 2 == 0 && !is_cvq(vq->index) && running(*vq)) rx.push_back(vq->index);
   if (rx.empty()) return unsigned(vqs_.size());
-  uint64_t h = 0xcbf29ce484222325ull;
-  for (size_t i = 0; i < frame.size() && i < 64; ++i) h = (h ^ frame[i]) * 0x100000001b3ull;
+  const uint64_t h = fnv1a(frame.data(), std::min<size_t>(frame.size(), 64));
   return rx[h % rx.size()];
 }
 

@@ -3,10 +3,10 @@
 // run_progress_loop's unplug timeout; vnet_pci_device.c config_space_cap_pcie_write,
 // trigger_command_completed): Slot Control power edges and Command Completed, the workqueue's
 // hotplug and delayed-destroy items, and the forced removal when the host never powers off.
-#include "vnet/vnet_timing.h"
-#include "vnet/bridge_image.h"
 #include "tlm/pci_regs.h"
+#include "vnet/bridge_image.h"
 #include "vnet/vnet_app.h"
+#include "vnet/vnet_timing.h"
 
 namespace dpusim::vnet {
 

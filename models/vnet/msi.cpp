@@ -8,10 +8,10 @@
 // arrives, and when a retry reaches MSI_RETRY_ABANDON_SEC (docs/fidelity.md).
 #include <cinttypes>
 
-#include "vnet/vnet_timing.h"
-#include "vnet/bridge_image.h"
 #include "tlm/pci_regs.h"
+#include "vnet/bridge_image.h"
 #include "vnet/vnet_app.h"
+#include "vnet/vnet_timing.h"
 
 namespace dpusim::vnet {
 

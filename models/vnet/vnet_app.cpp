@@ -1,11 +1,11 @@
-#include "vnet/vnet_timing.h"
 #include "vnet/vnet_app.h"
 
-#include "vnet/bridge_image.h"
 #include "tlm/completer.h"
 #include "tlm/link.h"
 #include "tlm/pci_regs.h"
+#include "vnet/bridge_image.h"
 #include "vnet/vnet_layout.h"
+#include "vnet/vnet_timing.h"
 
 namespace dpusim::vnet {
 

@@ -1,7 +1,7 @@
 // The workqueue's items (vnet-app.md §5.4, §6.1) as the worker runs them, each operation on
 // the offload engine taking its cost from the timing profile (vnet.work.*).
-#include "vnet/vnet_timing.h"
 #include "vnet/vnet_app.h"
+#include "vnet/vnet_timing.h"
 
 namespace dpusim::vnet {
 

@@ -1,7 +1,7 @@
-#include "vnet/vnet_timing.h"
 #include "vnet/workqueue.h"
 
 #include "vnet/vnet_layout.h"
+#include "vnet/vnet_timing.h"
 
 namespace dpusim::vnet {
 

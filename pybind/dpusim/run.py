@@ -116,6 +116,22 @@ def run(scenario, platform=None, seed=None, out=None, fork=True):
                      seed=doc["seed"])
 
 
+REPO_ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+
+
+def doc_search_dirs(scenario):
+    """Where a relative file name in the platform document (a device option such as a P4
+    program) resolves: the folder of the file that defines the scenario, then the repository
+    root."""
+    dirs = []
+    code = getattr(scenario, "__code__", None)
+    if code is not None and os.path.isfile(code.co_filename):
+        dirs.append(os.path.dirname(os.path.abspath(code.co_filename)))
+    if REPO_ROOT not in dirs:
+        dirs.append(REPO_ROOT)
+    return dirs
+
+
 def _run_here(scenario, doc, out):
     import _dpusim
 
@@ -123,8 +139,9 @@ def _run_here(scenario, doc, out):
 
     res = RunResult(seed=doc["seed"], out=out)
     text = json.dumps(doc, sort_keys=True)
+    search_dirs = doc_search_dirs(scenario)
     try:
-        _dpusim.platform.validate(text)
+        _dpusim.platform.validate(text, search_dirs)
     except ValueError as e:
         res.doc_error = str(e)
         return res
@@ -134,7 +151,7 @@ def _run_here(scenario, doc, out):
         log_path = os.path.join(out, "events.jsonl")
         vcd_base = os.path.join(out, "waves")
         pcap_dir = out
-    platform = _dpusim.platform.Platform(text, log_path, vcd_base, pcap_dir)
+    platform = _dpusim.platform.Platform(text, log_path, vcd_base, pcap_dir, search_dirs)
     sim = Sim(platform, doc)
     try:
         res.result = sim.run(scenario(sim))

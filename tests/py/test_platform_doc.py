@@ -28,7 +28,7 @@ DocError = _dpusim.platform.DocError
     ({"topology": {"endpoints": 1}, "timing": {"switch.latency": 3}}, "$.timing.switch.latency: unknown timing parameter (known: cpl_timeout_ps, host.mem_read_ps, host.pciehp.button_ps"),
     ({"topology": {"endpoints": 1}, "host": {"max_payload_size": 384}}, "$.host.max_payload_size: 384 is not a power of two"),
     ({"topology": {"endpoints": 1}, "host": {"read_completion_boundary": 96}}, "$.host.read_completion_boundary:"),
-    ({"topology": {"endpoints": 1}, "outputs": {"vcd": "yes"}}, "$.outputs.vcd: must be true or false"),
+    ({"topology": {"endpoints": 1}, "outputs": {"vcd": "yes"}}, "$.outputs.vcd: must be true or false, not \"yes\""),
 ])
 def test_refusals_name_the_field_and_reason(doc, message):
     text = doc if isinstance(doc, str) else json.dumps(doc)
