@@ -19,6 +19,16 @@ EndpointBase::EndpointBase(sc_module_name name, SimContext& ctx, Function& fn, c
       dma_("requester", ctx, [this](Tlp& t) { return port.send(t); }, [this] { return fn_.id(); }) {
   follow_device_control(dma_, fn_);
   port.set_receiver([this](Tlp& t) { receive(t); });
+  dma_.get_dmi = [this](tlm::tlm_generic_payload& gp, tlm::tlm_dmi& dmi) { return port.get_dmi(gp, dmi); };
+  port.set_invalidate_handler([this](uint64_t start, uint64_t end) { dma_.invalidate_dmi(start, end); });
+}
+
+void EndpointBase::after(const sc_time& delay, std::function<void()> fn) {
+  if (dma_.fidelity() == Fidelity::Lt) {
+    dma_.post_local(delay, std::move(fn));
+  } else {
+    later_.at(delay, std::move(fn));
+  }
 }
 
 void EndpointBase::add_region(BarRegion r) {

@@ -15,7 +15,10 @@
 //  - the MSI-X table and PBA as BAR regions (tlm/msix.h), with delivery as a posted write
 //    through the DMA requester;
 //  - the DMA requester (tags, MPS/MRRS splitting, completion timeout), following the
-//    function's Device Control.
+//    function's Device Control, and the fidelity of its DMA (tlm/dma.h): in lt mode it asks
+//    the fabric through the port for direct memory pointers and completes its accesses through
+//    its quantum keeper, so a device that does its DMA through dma() and its own delays through
+//    after() runs loosely timed without knowing it.
 // A device adds its registers and memories as regions and its behaviour in their callbacks.
 //
 // The function may be the endpoint's own or one owned elsewhere: an emulated function whose
@@ -63,6 +66,11 @@ class EndpointBase : public sc_core::sc_module {
   Function& function() { return fn_; }
   const Function& function() const { return fn_; }
   Requester& dma() { return dma_; }
+  void set_fidelity(Fidelity f) { dma_.set_fidelity(f); }
+  Fidelity fidelity() const { return dma_.fidelity(); }
+  // Runs `fn` after `delay` of the device's own time: on its quantum keeper at its local time in
+  // lt mode, on `later_` in tlp mode. A device's delays inside DMA completions go through here.
+  void after(const sc_core::sc_time& delay, std::function<void()> fn);
 
   // Adds a region (regions of one BAR must not overlap; throws std::logic_error if they do).
   void add_region(BarRegion r);

@@ -63,6 +63,9 @@ class TimingProfile {
 namespace timing {
 extern const TimingParam link_host_gen, link_host_width, link_dsp_gen, link_dsp_width, link_propagation_ps;
 extern const TimingParam cpl_timeout_ps;
+// The quantum of loosely timed requesters (tlm/quantum_keeper.h): how far a device's local time
+// may run ahead of the kernel's.
+extern const TimingParam lt_quantum_ps;
 }  // namespace timing
 
 // PCIe link arithmetic (PCIe r5.0 §4.2): transfer rate and line encoding of a generation.

@@ -23,6 +23,7 @@ uint64_t HostMemory::alloc(uint64_t size, uint64_t align) {
     throw std::runtime_error("host memory exhausted: cannot allocate " + std::to_string(size) + " bytes");
   regions_[addr] = addr + size;
   allocated_bytes_ += size;
+  if (on_change) on_change(addr, addr + size);
   return addr;
 }
 
@@ -30,6 +31,7 @@ bool HostMemory::free(uint64_t addr) {
   auto it = regions_.find(addr);
   if (it == regions_.end()) return false;
   allocated_bytes_ -= it->second - it->first;
+  if (on_change) on_change(it->first, it->second);  // before the pages go
   for (uint64_t p = it->first / kPage; p <= (it->second - 1) / kPage; ++p) {
     // A page may be shared with a neighbouring allocation: keep it then.
     const uint64_t lo = p * kPage, hi = lo + kPage;
@@ -48,6 +50,29 @@ bool HostMemory::allocated(uint64_t addr, uint64_t len) const {
   if (it == regions_.begin()) return false;
   --it;
   return addr >= it->first && addr + len <= it->second && addr + len > addr;
+}
+
+uint8_t* HostMemory::direct(uint64_t addr, uint64_t* start, uint64_t* end) {
+  const uint64_t page_lo = addr / kPage * kPage, page_hi = page_lo + kPage - 1;
+  auto next = regions_.upper_bound(addr);
+  if (next != regions_.begin()) {
+    auto it = std::prev(next);
+    if (addr < it->second) {
+      *start = std::max(page_lo, it->first);
+      *end = std::min(page_hi, it->second - 1);
+      auto& p = pages_[addr / kPage];
+      if (!p) {
+        p = std::make_unique<Page>();
+        p->fill(0);
+      }
+      return p->data() + (*start - page_lo);
+    }
+    *start = std::max(page_lo, it->second);
+  } else {
+    *start = page_lo;
+  }
+  *end = next == regions_.end() ? page_hi : std::min(page_hi, next->first - 1);
+  return nullptr;
 }
 
 void HostMemory::read(uint64_t addr, uint8_t* out, uint64_t len) const {

@@ -5,6 +5,7 @@
 
 #include <array>
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <memory>
 #include <unordered_map>
@@ -33,6 +34,14 @@ class HostMemory {
   void write(uint64_t addr, const uint8_t* in, uint64_t len);
 
   uint64_t allocated_bytes() const { return allocated_bytes_; }
+
+  // Direct access (the root complex's DMI grants): the page holding `addr` inside its
+  // allocation, as a pointer to byte `*start` valid up to `*end` (inclusive), materialising the
+  // page; null when `addr` is in no allocation, with [*start, *end] then the unallocated gap on
+  // its page. A pointer stays valid until the range is freed (on_change says when).
+  uint8_t* direct(uint64_t addr, uint64_t* start, uint64_t* end);
+  // Called with [start, end) whenever an allocation appears or goes.
+  std::function<void(uint64_t, uint64_t)> on_change;
 
  private:
   static constexpr uint64_t kPage = 4096;

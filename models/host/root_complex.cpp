@@ -11,6 +11,11 @@ namespace dpusim::host {
 using namespace sc_core;
 using pcie::Tlp;
 
+namespace {
+const pcie::EventCategory kMsiCategory("msi", true, "MSI/MSI-X messages the host receives (event msi)");
+const pcie::EventKind kMsiEvent("msi", kMsiCategory);
+}  // namespace
+
 RootComplex::RootComplex(sc_module_name name, pcie::SimContext& ctx, const HostSpec& spec)
     : sc_module(name),
       port("port"),
@@ -22,6 +27,8 @@ RootComplex::RootComplex(sc_module_name name, pcie::SimContext& ctx, const HostS
   requester.max_payload_size = [this] { return spec_.max_payload_size; };
   requester.tag_count = [] { return 256u; };
   port.set_receiver([this](Tlp& t) { on_receive(t); });
+  port.set_dmi_handler([this](tlm::tlm_generic_payload& gp, tlm::tlm_dmi& dmi) { return grant_dmi(gp, dmi); });
+  memory.on_change = [this](uint64_t start, uint64_t end) { invalidate_dmi(start, end); };
   SC_METHOD(run_submissions);
   sensitive << submitted_;
   dont_initialize();
@@ -113,7 +120,45 @@ void RootComplex::on_receive(Tlp& t) {
 uint64_t RootComplex::watch_memory(uint64_t addr, uint64_t len) {
   const uint64_t id = next_watch_++;
   watches_.emplace(id, std::make_pair(addr, addr + len));
+  invalidate_dmi(addr, addr + len);  // a watched write must come as a TLP to be seen
   return id;
+}
+
+void RootComplex::unwatch_memory(uint64_t id) {
+  auto it = watches_.find(id);
+  if (it == watches_.end()) return;
+  const auto [start, end] = it->second;
+  watches_.erase(it);
+  invalidate_dmi(start, end);  // the refusal cached for it goes too
+}
+
+void RootComplex::invalidate_dmi(uint64_t start, uint64_t end) {
+  // Before the simulation starts nothing can hold a grant (and the sockets may be unbound).
+  if (sc_start_of_simulation_invoked() && end > start) port.invalidate_dmi(start, end);
+}
+
+bool RootComplex::grant_dmi(tlm::tlm_generic_payload& gp, tlm::tlm_dmi& dmi) {
+  const uint64_t addr = gp.get_address();
+  if (addr >= kMsiBase && addr < kMsiEnd) {  // messages, not memory
+    dmi.set_start_address(kMsiBase);
+    dmi.set_end_address(kMsiEnd - 1);
+    return false;
+  }
+  uint64_t start = 0, end = 0;
+  uint8_t* p = memory.direct(addr, &start, &end);
+  dmi.set_start_address(start);
+  dmi.set_end_address(end);
+  if (!p) return false;  // outside allocated memory: the TLP path refuses and reports it
+  for (const auto& [id, range] : watches_)
+    if (range.first <= end && start < range.second) return false;
+  dmi.set_dmi_ptr(p);
+  dmi.allow_read_write();
+  if (auto* route = gp.get_extension<pcie::DmiRoute>()) {
+    route->read_latency = &host::timing::mem_read_ps;
+    route->max_payload_size = spec_.max_payload_size;
+    route->read_completion_boundary = spec_.read_completion_boundary;
+  }
+  return true;
 }
 
 void RootComplex::refuse_dma(const tlp::Header& h, const char* what) {
@@ -139,7 +184,7 @@ void RootComplex::serve_write(Tlp& t) {
     msis_.push_back(ev);
     ++trace_msi_count;
     trace_msi_data = value;
-    ctx_.event(name(), "msi").str("requester", tlp::bdf_str(h.requester_id)).hex("addr", first).hex("data", value);
+    ctx_.event(name(), kMsiEvent).str("requester", tlp::bdf_str(h.requester_id)).hex("addr", first).hex("data", value);
     if (on_msi) on_msi(ev);
     t.release();
     return;
@@ -166,7 +211,9 @@ void RootComplex::serve_write(Tlp& t) {
   for (auto it = watches_.begin(); it != watches_.end();) {
     if (first < it->second.second && it->second.first < end) {
       const uint64_t id = it->first;
+      const auto [wstart, wend] = it->second;
       it = watches_.erase(it);
+      invalidate_dmi(wstart, wend);
       if (on_memory_write) on_memory_write(id);
     } else {
       ++it;

@@ -7,6 +7,11 @@
 // Boundary after the memory latency, writes to the MSI window (0xFEE00000..0xFEEFFFFF) turned
 // into MSI events. DMA outside allocated memory is refused (a read gets UR, a write is dropped),
 // logged, and reported to the invariant checker.
+//
+// Devices in lt mode (tlm/dma.h) get direct memory pointers into allocated host memory, a page
+// (or the part of it one allocation covers) at a time; the MSI window and ranges a driver
+// watches are refused, so those accesses stay TLPs. Grants are invalidated when memory is
+// allocated or freed and when a watch is set or ends.
 #pragma once
 
 #include <systemc>
@@ -73,7 +78,7 @@ class RootComplex : public sc_core::sc_module {
   // on_memory_write with the watch's id, at the moment it lands (a CPU polling the location
   // sees the change then). One-shot.
   uint64_t watch_memory(uint64_t addr, uint64_t len);
-  void unwatch_memory(uint64_t id) { watches_.erase(id); }
+  void unwatch_memory(uint64_t id);
   std::function<void(uint64_t id)> on_memory_write;
 
   const std::vector<MsiEvent>& msis() const { return msis_; }
@@ -89,6 +94,8 @@ class RootComplex : public sc_core::sc_module {
   void serve_write(pcie::Tlp& t);
   void serve_read(pcie::Tlp& t);
   void refuse_dma(const tlp::Header& h, const char* what);
+  bool grant_dmi(tlm::tlm_generic_payload& gp, tlm::tlm_dmi& dmi);
+  void invalidate_dmi(uint64_t start, uint64_t end);
 
   pcie::SimContext& ctx_;
   HostSpec spec_;

@@ -60,7 +60,10 @@ Platform::Platform(const PlatformSpec& spec, const Outputs& outputs) : spec_(spe
   ctx_ = std::make_unique<pcie::SimContext>(spec.seed);
   pcie::SimContext& ctx = *ctx_;
   for (const auto& [name, value] : spec.timing) ctx.timing.set(name, value);
-  if (outputs.event_log.empty()) {
+  ctx.log.set_filter(spec.log.mask());
+  if (spec.log.level == pcie::LogLevel::None) {
+    ctx.log.open_digest();
+  } else if (outputs.event_log.empty()) {
     ctx.log.open_memory();
   } else {
     ctx.log.open_file(outputs.event_log);
@@ -73,7 +76,13 @@ Platform::Platform(const PlatformSpec& spec, const Outputs& outputs) : spec_(spe
       for (const auto& s : spec.slots) kinds += (kinds.empty() ? "" : ",") + (s ? s->config->describe() : std::string("empty"));
     }
     const size_t slots = spec.family ? spec.family->endpoints() : spec.slots.size();
-    ctx.event("platform", "platform_start").u64("seed", spec.seed).u64("slots", slots).str("endpoints", kinds);
+    pcie::Event e = ctx.event("platform", "platform_start");
+    e.u64("seed", spec.seed).u64("slots", slots).str("endpoints", kinds);
+    // Only when not the defaults, so that every run made before they existed keeps its log.
+    // With none, what is hashed is the summary stream, and says so.
+    if (spec.log.level == pcie::LogLevel::None) e.str("log", "summary");
+    else if (spec.log.level != pcie::LogLevel::All || !spec.log.omit.empty()) e.str("log", spec.log.describe());
+    if (spec.fidelity != pcie::Fidelity::Tlp) e.str("fidelity", pcie::fidelity_name(spec.fidelity));
   }
 
   host_ = new host::RootComplex("host", ctx, spec.host);
@@ -101,6 +110,39 @@ Platform::Platform(const PlatformSpec& spec, const Outputs& outputs) : spec_(spe
   }
   build_wires();
   if (spec.vcd && !outputs.vcd.empty()) build_traces();
+  if (spec.fidelity != pcie::Fidelity::Tlp)
+    for (pcie::EndpointBase* ep : endpoint_bases()) ep->set_fidelity(spec.fidelity);
+}
+
+std::vector<pcie::EndpointBase*> Platform::endpoint_bases() {
+  std::vector<pcie::EndpointBase*> out;
+  const unsigned n = family_ ? spec_.family->endpoints() : unsigned(endpoints_.size());
+  for (unsigned i = 0; i < n; ++i)
+    if (pcie::EndpointBase* ep = endpoint_base("ep" + std::to_string(i))) out.push_back(ep);
+  return out;
+}
+
+pcie::EndpointBase* Platform::endpoint_base(const std::string& path) {
+  if (family_) return family_->endpoint(path);
+  if (path.size() < 3 || path.rfind("ep", 0) != 0 || path.find_first_not_of("0123456789", 2) != std::string::npos ||
+      path.size() > 4)
+    return nullptr;
+  const unsigned i = unsigned(std::stoul(path.substr(2)));
+  return i < endpoints_.size() && endpoints_[i] ? &endpoints_[i]->endpoint() : nullptr;
+}
+
+void Platform::set_fidelity(pcie::Fidelity f, const std::string& path) {
+  if (path.empty()) {
+    for (pcie::EndpointBase* ep : endpoint_bases()) ep->set_fidelity(f);
+    return;
+  }
+  pcie::EndpointBase* ep = endpoint_base(path);
+  if (!ep) {
+    std::string known;
+    for (pcie::EndpointBase* e : endpoint_bases()) known += (known.empty() ? "" : ", ") + std::string(e->name());
+    throw std::invalid_argument("no endpoint '" + path + "' (endpoints: " + (known.empty() ? "none" : known) + ")");
+  }
+  ep->set_fidelity(f);
 }
 
 void Platform::build_test_topology(pcie::Link& host_link) {
@@ -306,7 +348,7 @@ void Platform::finish() {
     for (const net::Wire* w : wires_) in_flight += w->in_flight();
     ctx_->checker.check_frame_conservation(now_ps(), in_flight);
   }
-  for (net::Wire* w : wires_) w->close_capture();
+  for (net::Wire* w : wires_) w->finish();
   ctx_->event("platform", "platform_end")
       .u64("tlps", ctx_->pool.next_serial() - 1)
       .u64("violations", ctx_->checker.violations())

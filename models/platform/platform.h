@@ -55,6 +55,12 @@ class Platform {
   EndpointInstance* endpoint(unsigned slot) { return slot < endpoints_.size() ? endpoints_[slot].get() : nullptr; }
   // The function at a component path ("switch.usp", "switch.dsp3", "ep2"), or null.
   pcie::Function* function(const std::string& path);
+  // The endpoint at a path ("ep2"), or null; every endpoint, in index order.
+  pcie::EndpointBase* endpoint_base(const std::string& path);
+  std::vector<pcie::EndpointBase*> endpoint_bases();
+  // The fidelity of one endpoint's DMA (`path` "ep0"), or of every endpoint (`path` empty), from
+  // now on (tlm/dma.h). Throws std::invalid_argument naming an unknown endpoint.
+  void set_fidelity(pcie::Fidelity f, const std::string& path);
 
   // Runs until a notification is waiting, `until_ps` is reached, or nothing is left to run.
   void advance(uint64_t until_ps);

@@ -15,6 +15,8 @@
 #include "device/doc_error.h"
 #include "device/endpoint_kind.h"
 #include "host/root_complex.h"
+#include "tlm/dma.h"
+#include "tlm/log_filter.h"
 
 namespace dpusim::platform {
 
@@ -41,6 +43,9 @@ struct PlatformSpec {
   std::vector<WireSpec> wires;
   std::vector<std::pair<std::string, uint64_t>> timing;  // overrides, in document order
   bool vcd = true;
+  pcie::LogFilter log;  // "outputs": {"log": ...}
+  // "fidelity": every endpoint's DMA at the start (tlm/dma.h); a scenario may switch one.
+  pcie::Fidelity fidelity = pcie::Fidelity::Tlp;
 };
 
 // Parses and validates `json_text`. Throws DocError. `doc` says where relative file names in

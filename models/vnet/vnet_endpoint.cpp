@@ -47,11 +47,11 @@ void VnetEndpoint::kick(unsigned q) {
   ++counters_.kicks;
   if (q >= vqs_.size() || !running(*vqs_[q])) {
     ++counters_.kicks_ignored;
-    ctx_.event(name(), "doorbell").u64("vq", q).boolean("ignored", true)
+    ctx_.event(name(), datapath_event::doorbell).u64("vq", q).boolean("ignored", true)
         .str("state", q < vqs_.size() ? vq_state_name(vqs_[q]->state) : "absent");
     return;
   }
-  ctx_.event(name(), "doorbell").u64("vq", q).boolean("ignored", false);
+  ctx_.event(name(), datapath_event::doorbell).u64("vq", q).boolean("ignored", false);
   service(*vqs_[q]);
 }
 

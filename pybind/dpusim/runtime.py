@@ -182,6 +182,20 @@ class Sim:
     def cost(self, name):
         return self.platform.get_timing(name)
 
+    def set_fidelity(self, mode, device=None):
+        """Switches the DMA of endpoint `device` ("ep0"; None: every endpoint) to fidelity
+        `mode`, "tlp" (every access TLPs on every link) or "lt" (direct memory access, timed
+        analytically, temporally decoupled): docs/fidelity.md. Takes effect for the accesses
+        the device starts from now on; a future done at once (await it, as any sim call)."""
+        self.platform.set_fidelity(mode, device or "")
+        fut = Future(self, f"set_fidelity({mode!r}, {device!r})")
+        fut.set_result(None)
+        return fut
+
+    def fidelity(self, device):
+        """The fidelity ("tlp" or "lt") of endpoint `device`'s DMA now."""
+        return self.platform.fidelity(device)
+
     def expect_violation(self, kind, count=1):
         """Declares `count` violations of `kind` expected (0 = any number): they are logged as
         expected and do not fail the run."""

@@ -1,0 +1,56 @@
+// Temporal decoupling for a loosely timed requester (IEEE 1666-2011 §12.4, tlm_quantumkeeper),
+// for models written as callbacks on simulated time rather than as SystemC threads.
+//
+// Work the requester's device does in lt mode (a DMA completion, the firmware step that follows
+// it) is posted here with the local time it is due at. The keeper runs it without returning to
+// the SystemC kernel as long as it is due within one quantum (`lt.quantum_ps`) of the kernel's
+// time: the device runs ahead of the rest of the platform by at most the quantum, with its own
+// local time (local_ps()), which every timed thing it does is annotated with. Work due later is
+// a synchronisation point: the keeper wakes at its time, so the local time never drifts more
+// than a quantum from the kernel's. Items run in (due time, posting order): deterministic.
+// While an item runs, the platform's SimContext reports its local time (SimContext::local_ps),
+// which is the time the events it logs carry.
+//
+// A quantum of 0 runs every item at its own time (no decoupling, one kernel event per item).
+#pragma once
+
+#include <systemc>
+
+#include <cstdint>
+#include <functional>
+#include <vector>
+
+namespace dpusim::pcie {
+
+class SimContext;
+
+class QuantumKeeper : public sc_core::sc_module {
+ public:
+  SC_HAS_PROCESS(QuantumKeeper);
+  QuantumKeeper(sc_core::sc_module_name name, SimContext& ctx);
+
+  // Runs `fn` at local time `due_ps` (not before the caller's local time).
+  void post(uint64_t due_ps, std::function<void()> fn);
+  // The local time: the due time of the item running now, else the kernel's time.
+  uint64_t local_ps() const;
+  // How far the local time is ahead of the kernel's.
+  sc_core::sc_time offset() const;
+  size_t pending() const { return heap_.size(); }
+
+ private:
+  struct Item {
+    uint64_t due, seq;
+    std::function<void()> fn;
+  };
+  void run();
+  void wake_for(uint64_t due);
+
+  SimContext& ctx_;
+  std::vector<Item> heap_;  // a min-heap on (due, seq)
+  uint64_t seq_ = 0;
+  bool running_ = false;
+  uint64_t current_ = 0;  // due time of the running item
+  sc_core::sc_event wake_;
+};
+
+}  // namespace dpusim::pcie
