@@ -181,12 +181,14 @@ void RootComplex::serve_write(Tlp& t) {
     uint32_t value = 0;
     std::memcpy(&value, pcie::data(t) + (first & 3), std::min<size_t>(4, pcie::data_len(t) - (first & 3)));
     MsiEvent ev{ctx_.now_ps(), h.requester_id, first, value};
-    msis_.push_back(ev);
     ++trace_msi_count;
     trace_msi_data = value;
-    ctx_.event(name(), kMsiEvent).str("requester", tlp::bdf_str(h.requester_id)).hex("addr", first).hex("data", value);
-    if (on_msi) on_msi(ev);
+    if (pcie::Event e = ctx_.event(name(), kMsiEvent))
+      e.str("requester", tlp::bdf_str(h.requester_id)).hex("addr", first).hex("data", value);
     t.release();
+    if (claim_msi && claim_msi(ev)) return;
+    msis_.push_back(ev);
+    if (on_msi) on_msi(ev);
     return;
   }
   const uint32_t count = pcie::request_byte_count(h);

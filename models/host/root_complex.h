@@ -82,6 +82,9 @@ class RootComplex : public sc_core::sc_module {
   std::function<void(uint64_t id)> on_memory_write;
 
   const std::vector<MsiEvent>& msis() const { return msis_; }
+  // A driver running in C++ (models/guest) claims the MSIs of its queues: returning true, the
+  // message is its, and is neither kept in msis() nor passed to on_msi. Asked first.
+  std::function<bool(const MsiEvent&)> claim_msi;
   std::function<void(const MsiEvent&)> on_msi;  // the platform forwards them to Python
 
   uint32_t trace_msi_count = 0;

@@ -94,6 +94,12 @@ Platform::Platform(const PlatformSpec& spec, const Outputs& outputs) : spec_(spe
     n.status = int(ev.data);
     ctx_->post(std::move(n));
   };
+  host_->claim_msi = [this](const host::MsiEvent& ev) {
+    for (const auto& g : guests_)
+      if (g->on_msi(ev)) return true;
+    return false;
+  };
+  guest_timer_ = new pcie::TimedQueue("guest");
   host_->on_memory_write = [this](uint64_t id) {
     pcie::Notification n(host::kMemoryWriteNotification);
     n.token = id;
@@ -129,6 +135,19 @@ pcie::EndpointBase* Platform::endpoint_base(const std::string& path) {
     return nullptr;
   const unsigned i = unsigned(std::stoul(path.substr(2)));
   return i < endpoints_.size() && endpoints_[i] ? &endpoints_[i]->endpoint() : nullptr;
+}
+
+uint64_t Platform::attach_guest_net(guest::GuestNetSpec spec) {
+  for (const auto& g : guests_)
+    if (g->name() == spec.name) throw std::invalid_argument("a C++ driver named " + spec.name + " is already attached");
+  const uint64_t id = guests_.size() + 1;
+  guests_.push_back(std::make_unique<guest::GuestNet>(*ctx_, *host_, *guest_timer_, id, std::move(spec)));
+  return id;
+}
+
+guest::GuestNet& Platform::guest_net(uint64_t id) {
+  if (id == 0 || id > guests_.size()) throw std::invalid_argument("no C++ driver " + std::to_string(id));
+  return *guests_[id - 1];
 }
 
 void Platform::set_fidelity(pcie::Fidelity f, const std::string& path) {

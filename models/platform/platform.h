@@ -20,6 +20,7 @@
 #include <vector>
 
 #include "device/family.h"
+#include "guest/virtio_net_guest.h"
 #include "tlm/link.h"
 #include "switch/pcie_switch.h"
 #include "net/peers.h"
@@ -77,6 +78,11 @@ class Platform {
   uint64_t send_frame(unsigned wire, std::vector<uint8_t> bytes);
   unsigned wires() const { return unsigned(wires_.size()); }
 
+  // A virtio-net driver datapath in C++ taking over a device's data queues (models/guest);
+  // returns its id. Throws std::invalid_argument for a bad hand-over.
+  uint64_t attach_guest_net(guest::GuestNetSpec spec);
+  guest::GuestNet& guest_net(uint64_t id);  // throws std::invalid_argument if there is none
+
   // Ends the run: the device family's shutdown (which may advance simulated time), the frame
   // ledger checked, the VCD closed (with its fixed date), the log flushed. Nothing may run
   // afterwards.
@@ -107,6 +113,8 @@ class Platform {
   std::vector<std::unique_ptr<pcie::Port>> empty_ports_;  // far ends of empty slots' links
   std::vector<sc_core::sc_object*> owned_;  // modules, deleted with the platform
   sc_core::sc_trace_file* vcd_ = nullptr;
+  pcie::TimedQueue* guest_timer_ = nullptr;  // the C++ guest drivers' timers
+  std::vector<std::unique_ptr<guest::GuestNet>> guests_;
   uint64_t next_token_ = 1;
   bool finished_ = false;
   bool failed_ = false;

@@ -47,6 +47,7 @@ class Sim:
         self._timer_seq = 0
         self._tokens = {}
         self._watchers = {}
+        self._guest_waiters = {}
         self._violation = None
         self._unhandled_error = None
         self._tasks = []
@@ -170,6 +171,13 @@ class Sim:
         self._watchers[wid] = fut
         return fut
 
+    def wait_guest(self, engine, what):
+        """A future done (with the time) at the next notification `what` of the C++ guest driver
+        `engine` (models/guest: _dpusim.guest.NOTE_*)."""
+        fut = Future(self, f"guest driver {engine} note {what}")
+        self._guest_waiters.setdefault((engine, what), []).append(fut)
+        return fut
+
     def command(self, line):
         """A line on the device application's stdin ("plug 0", "unplug 0", "speed 0 25000"),
         sent now; a future of what it came to (dpusim.vnet.CommandResult)."""
@@ -226,6 +234,9 @@ class Sim:
             self.host.on_memory_write(note)
         elif kind == "frame":
             self.net.on_frame(note)
+        elif kind == "guest":
+            for fut in self._guest_waiters.pop((note.token, note.status), []):
+                fut.set_result(note.time_ps)
         elif kind == "violation":
             if self._violation is None:
                 self._violation = note.text
