@@ -20,12 +20,6 @@ Fidelity parse_fidelity(const std::string& name) {
   throw std::invalid_argument("fidelity '" + name + "' is not tlp or lt");
 }
 
-bool DmiRoute::usable() const {
-  for (const DmiHop& h : hops)
-    if (h.link && !h.link->up()) return false;
-  return true;
-}
-
 namespace {
 
 // Carries one TLP of `bytes` on the wire across the hops in the order given, from time `t`,

@@ -60,8 +60,6 @@ class DmiRoute : public tlm::tlm_extension<DmiRoute> {
   tlm::tlm_extension_base* clone() const override { return new DmiRoute(*this); }
   void copy_from(const tlm::tlm_extension_base& other) override { *this = static_cast<const DmiRoute&>(other); }
 
-  // Every link on the way is up (else the access takes the TLP path, which reports the loss).
-  bool usable() const;
   // Picoseconds from issuing a read of [addr, addr + len) to its last completion byte arriving
   // at the requester, as the TLPs take them on an idle fabric: the requests split at `mrrs`
   // (never across 4 KiB), each serialised on every link (a link sends one TLP after another)

@@ -26,6 +26,8 @@ Link::Link(sc_module_name name, SimContext& ctx, const TimingParam& gen, const T
   from_lower.register_nb_transport_fw(this, &Link::fw_up);
   from_lower.register_get_direct_mem_ptr(this, &Link::dmi_up);
   from_upper.register_get_direct_mem_ptr(this, &Link::dmi_down);
+  from_lower.register_b_transport(this, &Link::transport_up);
+  from_upper.register_b_transport(this, &Link::transport_down);
   to_upper.register_invalidate_direct_mem_ptr(this, &Link::invalidate_from_upper);
   to_lower.register_invalidate_direct_mem_ptr(this, &Link::invalidate_from_lower);
   trace_up = up_;
@@ -63,6 +65,8 @@ void Link::set_up(bool up) {
   up_ = up;
   trace_up = up;
   ctx_.event(name(), "link_state").boolean("up", up);
+  // Direct memory grants made through this link (tlm/dma.h) go with it.
+  if (!up && sc_start_of_simulation_invoked()) from_lower->invalidate_direct_mem_ptr(0, ~sc_dt::uint64(0));
 }
 
 bool Link::dmi_up(tlm::tlm_generic_payload& gp, tlm::tlm_dmi& dmi) {
@@ -70,6 +74,18 @@ bool Link::dmi_up(tlm::tlm_generic_payload& gp, tlm::tlm_dmi& dmi) {
   if (!up_ || !route || route->hops.size() >= DmiRoute::kMaxHops) return false;
   route->hops.push_back(DmiHop{this, nullptr});
   return to_upper->get_direct_mem_ptr(gp, dmi);
+}
+
+void Link::transport_up(tlm::tlm_generic_payload& gp, sc_time& delay) {
+  const TlpExtension* x = gp.get_extension<TlpExtension>();
+  if (!up_ || !x) {
+    gp.set_response_status(tlm::TLM_ADDRESS_ERROR_RESPONSE);
+    return;
+  }
+  const tlp::Header& h = x->hdr;
+  const uint64_t bytes = h.header_bytes() + h.payload_bytes() + (h.td ? 4 : 0) + kTlpFramingBytes;
+  delay += sc_time::from_value(serialisation_ps(bytes, gen(), width())) + ctx_.ps(pcie::timing::link_propagation_ps);
+  to_upper->b_transport(gp, delay);
 }
 
 tlm::tlm_sync_enum Link::fw_down(Tlp& t, tlm::tlm_phase&, sc_time& delay) {

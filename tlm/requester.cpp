@@ -33,6 +33,30 @@ void set_byte_enables(tlp::Header& h, uint64_t addr, size_t len) {
 
 }  // namespace
 
+bool Requester::write_transport(uint64_t addr, const uint8_t* bytes, size_t len, sc_time* sent) {
+  // One TLP's worth (an MSI is a DW): larger writes that no grant covers take the TLP path.
+  if (!transport || len == 0 || (addr & 0xfff) + len > 4096 || len > max_payload_size()) return false;
+  TlpExtension x;
+  x.hdr.type = tlp::Type::MWr;
+  set_byte_enables(x.hdr, addr, len);
+  x.hdr.requester_id = requester_id_();
+  std::vector<uint8_t> payload(size_t(x.hdr.length_dw) * 4, 0);
+  std::memcpy(payload.data() + (addr & 3), bytes, len);
+  tlm::tlm_generic_payload gp;
+  gp.set_command(tlm::TLM_WRITE_COMMAND);
+  gp.set_address(addr);
+  gp.set_data_ptr(payload.data());
+  gp.set_data_length(unsigned(payload.size()));
+  gp.set_response_status(tlm::TLM_INCOMPLETE_RESPONSE);
+  gp.set_extension(&x);
+  sc_time delay = local_offset();
+  transport(gp, delay);
+  gp.clear_extension(&x);
+  if (gp.get_response_status() != tlm::TLM_OK_RESPONSE) return false;
+  *sent = local_offset();
+  return true;
+}
+
 const char* outcome_name(Outcome o) {
   switch (o) {
     case Outcome::SC: return "SC";
@@ -92,7 +116,7 @@ void Requester::read(uint64_t addr, size_t len, Done done) {
 sc_time Requester::write(uint64_t addr, const uint8_t* bytes, size_t len) {
   if (fidelity_ == Fidelity::Lt) {
     sc_time sent;
-    if (write_direct(addr, bytes, len, &sent)) return sent;
+    if (write_direct(addr, bytes, len, &sent) || write_transport(addr, bytes, len, &sent)) return sent;
     if (ahead()) {  // a TLP leaves at the device's local time
       const sc_time at = local_offset();
       sync_.at(at, [this, addr, copy = std::vector<uint8_t>(bytes, bytes + len)] { write(addr, copy.data(), copy.size()); });

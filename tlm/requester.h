@@ -17,6 +17,7 @@
 #include <systemc>
 
 #include <algorithm>
+#include <array>
 #include <cstdint>
 #include <deque>
 #include <functional>
@@ -24,6 +25,7 @@
 #include <memory>
 #include <set>
 #include <string>
+#include <unordered_map>
 #include <utility>
 #include <vector>
 
@@ -90,6 +92,9 @@ class Requester : public sc_core::sc_module {
   // How the owner asks the fabric for a direct memory pointer: the payload carries the address,
   // the command and a DmiRoute extension (normally the owner's Port::get_dmi). Unset: never.
   std::function<bool(tlm::tlm_generic_payload&, tlm::tlm_dmi&)> get_dmi;
+  // How it sends a loosely timed posted write that no grant covers (an MSI): b_transport with
+  // a TlpExtension, the delay annotated on the way (normally the owner's Port::transport).
+  std::function<void(tlm::tlm_generic_payload&, sc_core::sc_time&)> transport;
   void set_fidelity(Fidelity f);
   Fidelity fidelity() const { return fidelity_; }
   // Drops the grants overlapping [start, end] (the backward path's invalidate_direct_mem_ptr).
@@ -144,15 +149,21 @@ class Requester : public sc_core::sc_module {
   struct Grant {
     uint64_t start = 0, end = 0;  // inclusive, as tlm_dmi gives them
     uint8_t* ptr = nullptr;       // the byte at `start`; null: DMI denied in this range
-    std::shared_ptr<const DmiRoute> route;
+    unsigned route = 0;           // index in routes_
   };
   // The grant holding `addr`, asking the fabric for one if none is cached; null if denied.
   const Grant* grant_at(uint64_t addr);
   // Segments of [addr, addr + len) in granted memory, or false (take the TLP path).
-  bool direct_span(uint64_t addr, size_t len, std::vector<std::pair<uint8_t*, size_t>>& out, const DmiRoute** route);
+  bool direct_span(uint64_t addr, size_t len, std::vector<std::pair<uint8_t*, size_t>>& out, unsigned* route);
   bool read_direct(uint64_t addr, size_t len, Done& done);
   bool write_direct(uint64_t addr, const uint8_t* bytes, size_t len, sc_core::sc_time* sent);
+  bool write_transport(uint64_t addr, const uint8_t* bytes, size_t len, sc_core::sc_time* sent);
   bool ahead() const { return keeper_.local_ps() > ctx_.now_ps(); }
+  unsigned route_index(const DmiRoute& r);
+  // The route's time for an access, computed once per shape (offset in its page, length, the
+  // split limit) and profile generation.
+  uint64_t read_time(unsigned route, uint64_t addr, size_t len, unsigned mrrs);
+  DmiRoute::WriteTimes write_time(unsigned route, uint64_t addr, size_t len, unsigned mps);
 
   uint64_t new_op(Done done, size_t result_len);
   void submit(Part part);
@@ -177,6 +188,10 @@ class Requester : public sc_core::sc_module {
   Fidelity fidelity_ = Fidelity::Tlp;
   std::map<uint64_t, Grant> grants_;  // by start address
   uint64_t grant_span_ = 0;           // the longest grant's end - start
+  std::array<const Grant*, 64> recent_{};  // by page number: the last grant used there
+  std::vector<std::shared_ptr<const DmiRoute>> routes_;  // distinct routes grants came with
+  std::unordered_map<uint64_t, std::pair<uint64_t, uint64_t>> memo_;  // shape -> (read ps | sent, landed)
+  uint64_t memo_generation_ = 0;
   QuantumKeeper keeper_;
   TimedQueue sync_;  // TLP-path accesses of a device running ahead, issued at its local time
   uint64_t direct_reads_ = 0, direct_writes_ = 0;

@@ -10,16 +10,36 @@ using namespace sc_core;
 
 namespace {
 const EventKind kDmaEvent("dma", category::dma);
+
+bool same_route(const DmiRoute& a, const DmiRoute& b) {
+  if (a.hops.size() != b.hops.size() || a.read_latency != b.read_latency || a.max_payload_size != b.max_payload_size ||
+      a.read_completion_boundary != b.read_completion_boundary)
+    return false;
+  for (size_t i = 0; i < a.hops.size(); ++i)
+    if (a.hops[i].link != b.hops[i].link || a.hops[i].traversal != b.hops[i].traversal) return false;
+  return true;
+}
+
+unsigned log2_of(unsigned v) {
+  unsigned n = 0;
+  while (v > 1) {
+    v >>= 1;
+    ++n;
+  }
+  return n;
+}
 }  // namespace
 
 void Requester::set_fidelity(Fidelity f) {
   if (f == fidelity_) return;
   fidelity_ = f;
   grants_.clear();
+  recent_.fill(nullptr);
   ctx_.event(name(), "fidelity").str("mode", fidelity_name(f));
 }
 
 void Requester::invalidate_dmi(uint64_t start, uint64_t end) {
+  recent_.fill(nullptr);
   // Grants are kept by start address and none spans more than grant_span_ bytes.
   auto it = grants_.lower_bound(start > grant_span_ ? start - grant_span_ : 0);
   while (it != grants_.end() && it->first <= end) {
@@ -31,11 +51,23 @@ void Requester::invalidate_dmi(uint64_t start, uint64_t end) {
   }
 }
 
+unsigned Requester::route_index(const DmiRoute& r) {
+  for (unsigned i = 0; i < routes_.size(); ++i)
+    if (same_route(*routes_[i], r)) return i;
+  routes_.push_back(std::make_shared<const DmiRoute>(r));
+  return unsigned(routes_.size() - 1);
+}
+
 const Requester::Grant* Requester::grant_at(uint64_t addr) {
+  const Grant*& hint = recent_[(addr >> 12) % recent_.size()];
+  if (hint && addr >= hint->start && addr <= hint->end) return hint->ptr ? hint : nullptr;
   auto it = grants_.upper_bound(addr);
   if (it != grants_.begin()) {
     const Grant& g = std::prev(it)->second;
-    if (addr >= g.start && addr <= g.end) return g.ptr ? &g : nullptr;
+    if (addr >= g.start && addr <= g.end) {
+      hint = &g;
+      return g.ptr ? &g : nullptr;
+    }
   }
   if (!get_dmi) return nullptr;
   tlm::tlm_generic_payload gp;
@@ -51,27 +83,28 @@ const Requester::Grant* Requester::grant_at(uint64_t addr) {
   g.end = dmi.get_end_address();
   // A refusal for the whole address space (a link down, no handler) says nothing lasting.
   if (addr < g.start || addr > g.end || (!granted && g.start == 0 && g.end == ~uint64_t(0))) return nullptr;
-  if (granted && dmi.is_read_write_allowed() && route.usable()) {
+  if (granted && dmi.is_read_write_allowed()) {
     g.ptr = dmi.get_dmi_ptr();
-    g.route = std::make_shared<const DmiRoute>(route);
+    g.route = route_index(route);
   }
   // A range overlapping cached ones replaces them (the target's view changed).
   invalidate_dmi(g.start, g.end);
   grant_span_ = std::max(grant_span_, g.end - g.start);
-  const Grant& kept = grants_.emplace(g.start, std::move(g)).first->second;
+  const Grant& kept = grants_.emplace(g.start, g).first->second;
+  recent_[(addr >> 12) % recent_.size()] = &kept;
   return kept.ptr ? &kept : nullptr;
 }
 
-bool Requester::direct_span(uint64_t addr, size_t len, std::vector<std::pair<uint8_t*, size_t>>& out,
-                            const DmiRoute** route) {
+bool Requester::direct_span(uint64_t addr, size_t len, std::vector<std::pair<uint8_t*, size_t>>& out, unsigned* route) {
   if (len == 0 || addr + len < addr) return false;
   uint64_t cur = addr;
   const uint64_t last = addr + len - 1;
-  *route = nullptr;
+  bool first = true;
   while (true) {
     const Grant* g = grant_at(cur);
-    if (!g || !g->route->usable()) return false;
-    if (!*route) *route = g->route.get();
+    if (!g) return false;
+    if (first) *route = g->route;
+    first = false;
     const uint64_t seg_end = std::min(last, g->end);
     out.emplace_back(g->ptr + (cur - g->start), size_t(seg_end - cur + 1));
     if (seg_end == last) return true;
@@ -79,9 +112,40 @@ bool Requester::direct_span(uint64_t addr, size_t len, std::vector<std::pair<uin
   }
 }
 
+uint64_t Requester::read_time(unsigned route, uint64_t addr, size_t len, unsigned mrrs) {
+  if (memo_generation_ != ctx_.timing.generation()) {
+    memo_.clear();
+    memo_generation_ = ctx_.timing.generation();
+  }
+  // The split and the header size depend on the offset in the page, the length, whether the
+  // address is above 4 GiB, and the limit.
+  if (len >= (uint64_t(1) << 30) || route >= 64) return routes_[route]->read_ps(ctx_, addr, len, mrrs);
+  const uint64_t key = uint64_t(len) << 34 | uint64_t(route) << 28 | uint64_t(log2_of(mrrs)) << 24 |
+                       uint64_t((addr >> 32) != 0) << 23 | uint64_t(0) << 22 | (addr & 0xfff);
+  auto [it, fresh] = memo_.try_emplace(key);
+  if (fresh) it->second.first = routes_[route]->read_ps(ctx_, addr, len, mrrs);
+  return it->second.first;
+}
+
+DmiRoute::WriteTimes Requester::write_time(unsigned route, uint64_t addr, size_t len, unsigned mps) {
+  if (memo_generation_ != ctx_.timing.generation()) {
+    memo_.clear();
+    memo_generation_ = ctx_.timing.generation();
+  }
+  if (len >= (uint64_t(1) << 30) || route >= 64) return routes_[route]->write_ps(ctx_, addr, len, mps);
+  const uint64_t key = uint64_t(len) << 34 | uint64_t(route) << 28 | uint64_t(log2_of(mps)) << 24 |
+                       uint64_t((addr >> 32) != 0) << 23 | uint64_t(1) << 22 | (addr & 0xfff);
+  auto [it, fresh] = memo_.try_emplace(key);
+  if (fresh) {
+    const DmiRoute::WriteTimes w = routes_[route]->write_ps(ctx_, addr, len, mps);
+    it->second = {w.sent, w.landed};
+  }
+  return DmiRoute::WriteTimes{it->second.first, it->second.second};
+}
+
 bool Requester::read_direct(uint64_t addr, size_t len, Done& done) {
   std::vector<std::pair<uint8_t*, size_t>> segs;
-  const DmiRoute* route = nullptr;
+  unsigned route = 0;
   if (!direct_span(addr, len, segs, &route)) return false;
   Result r;
   r.data.resize(len);
@@ -91,17 +155,16 @@ bool Requester::read_direct(uint64_t addr, size_t len, Done& done) {
     off += n;
   }
   const uint64_t issued = keeper_.local_ps();
-  const uint64_t due = issued + route->read_ps(ctx_, addr, len, max_read_request_size());
+  const uint64_t due = issued + read_time(route, addr, len, max_read_request_size());
   ++direct_reads_;
-  if (Event e = ctx_.event(name(), kDmaEvent))
-    e.str("op", "read").hex("addr", addr).u64("len", len).u64("done_ps", due);
+  if (Event e = ctx_.event(name(), kDmaEvent)) e.str("op", "read").hex("addr", addr).u64("len", len).u64("done_ps", due);
   keeper_.post(due, [done = std::move(done), r = std::move(r)]() mutable { done(std::move(r)); });
   return true;
 }
 
 bool Requester::write_direct(uint64_t addr, const uint8_t* bytes, size_t len, sc_time* sent) {
   std::vector<std::pair<uint8_t*, size_t>> segs;
-  const DmiRoute* route = nullptr;
+  unsigned route = 0;
   if (!direct_span(addr, len, segs, &route)) return false;
   size_t off = 0;
   for (const auto& [p, n] : segs) {
@@ -109,7 +172,7 @@ bool Requester::write_direct(uint64_t addr, const uint8_t* bytes, size_t len, sc
     off += n;
   }
   const uint64_t issued = keeper_.local_ps();
-  const DmiRoute::WriteTimes w = route->write_ps(ctx_, addr, len, max_payload_size());
+  const DmiRoute::WriteTimes w = write_time(route, addr, len, max_payload_size());
   ++direct_writes_;
   if (Event e = ctx_.event(name(), kDmaEvent))
     e.str("op", "write").hex("addr", addr).u64("len", len).u64("done_ps", issued + w.landed);

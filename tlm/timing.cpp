@@ -61,6 +61,7 @@ void TimingProfile::set(const std::string& name, uint64_t value) {
     throw std::invalid_argument("timing parameter '" + name + "' = " + std::to_string(value) + " is not " +
                                 p.accept_text);
   values_[size_t(i)] = value;
+  ++generation_;
 }
 
 namespace {
@@ -92,6 +93,10 @@ LinkRate link_rate(unsigned gen) {
 
 uint64_t serialisation_ps(uint64_t bytes, unsigned gen, unsigned width) {
   const LinkRate r = link_rate(gen);
+  if (bytes < (uint64_t(1) << 24)) {  // the product fits 64 bits (2^24 · 8 · 130 · 10^6 < 2^64)
+    const uint64_t num = bytes * 8u * r.enc_num * 1000000u, den = uint64_t(r.enc_den) * r.mtps * width;
+    return (num + den - 1) / den;
+  }
   // 1 / (mtps × 10^6 per s) = 10^6 / mtps ps per transfer.
   const unsigned __int128 num = (unsigned __int128)bytes * 8u * r.enc_num * 1000000u;
   const unsigned __int128 den = (unsigned __int128)r.enc_den * r.mtps * width;

@@ -49,6 +49,8 @@ class TimingProfile {
   // the allowed range when it is unknown or out of range.
   void set(const std::string& name, uint64_t value);
   uint64_t get(const std::string& name) const;  // throws std::invalid_argument when unknown
+  // Counts the changes made by set(): what a model caching arithmetic on the profile checks.
+  uint64_t generation() const { return generation_; }
   // Every registered parameter, by registration index (use sorted_params() to list them).
   static const std::vector<TimingParamInfo>& params();
   static std::vector<TimingParamInfo> sorted_params();  // by name
@@ -56,6 +58,7 @@ class TimingProfile {
 
  private:
   std::vector<uint64_t> values_;
+  uint64_t generation_ = 0;
 };
 
 // The fabric's own parameters (tlm/): link generation and width on the host side and below the

@@ -143,7 +143,6 @@ void GuestNet::poll_rx(unsigned qp) {
   QueuePair& p = qps_[qp];
   DriverRing& ring = p.rx->ring;
   const bool mrg = spec_.mrg_rxbuf;
-  unsigned refilled = 0;
   uint64_t token;
   uint32_t len;
   while (ring.get(&token, &len)) {
@@ -153,7 +152,7 @@ void GuestNet::poll_rx(unsigned qp) {
     buf.resize(len);
     host_.memory.read(token, buf.data(), len);
     const unsigned num = mrg && len >= VIRTIO_NET_HDR_V1_SIZE ? le16(&buf[VIRTIO_NET_HDR_NUM_BUFFERS]) : 1;
-    std::vector<uint64_t> used{token};
+    p.rx_spare.push_back(token);
     for (unsigned k = 1; k < num; ++k) {
       uint64_t more;
       uint32_t more_len;
@@ -161,17 +160,21 @@ void GuestNet::poll_rx(unsigned qp) {
       const size_t at = buf.size();
       buf.resize(at + more_len);
       host_.memory.read(more, buf.data() + at, more_len);
-      used.push_back(more);
+      p.rx_spare.push_back(more);
     }
     if (buf.size() >= VIRTIO_NET_HDR_V1_SIZE)
       deliver(qp, buf.data() + VIRTIO_NET_HDR_V1_SIZE, buf.size() - VIRTIO_NET_HDR_V1_SIZE);
-    for (uint64_t b : used) {
+  }
+  // virtnet_poll refills once more than half of min(NAPI budget 64, ring size) is free, then
+  // kicks (try_fill_recv): one kick per refill, not per frame.
+  if (p.rx_spare.size() > std::min<size_t>(64, ring.layout().size) / 2) {
+    for (uint64_t b : p.rx_spare) {
       const Buf rb{b, spec_.rx_buf_len};
       ring.add(&rb, 0, 1, b);
-      ++refilled;
     }
+    p.rx_spare.clear();
+    kick(*p.rx);
   }
-  if (refilled) kick(*p.rx);
 }
 
 void GuestNet::deliver(unsigned qp, const uint8_t* frame, size_t len) {

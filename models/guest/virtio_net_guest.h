@@ -8,7 +8,8 @@
 //    batch; transmit interrupts are suppressed (VRING_AVAIL_F_NO_INTERRUPT) and used buffers
 //    are reclaimed as the driver goes, or after guest.tx_poll_ps when the ring is full;
 //  - receive: on each receive queue's MSI-X message, every used buffer is taken (mergeable
-//    buffers joined by num_buffers), handed on, and posted again, with one kick per poll;
+//    buffers joined by num_buffers) and handed on; used buffers are posted again, with one
+//    kick, once more than half of min(64, ring size) wait (virtnet_poll's refill rule);
 //  - frames come from Python in batches (send/take: net.send_many, net.recv_many) or from a
 //    traffic source at a rate with a size distribution, checked on their way back by a frame
 //    checker (models/net/frame_source.h), the traffic window bounded by the rings so that a
@@ -120,6 +121,7 @@ class GuestNet {
     uint64_t pool = 0;                // transmit buffers: kTxSlotBytes each, ring-size of them
     std::vector<uint32_t> free_slots;
     std::deque<std::vector<uint8_t>> backlog;  // Python's frames waiting for room
+    std::vector<uint64_t> rx_spare;            // used receive buffers not yet posted again
     // traffic
     uint64_t quota = 0, sent = 0, allowance = 0;
     bool ticking = false;

@@ -40,6 +40,7 @@ bool HostMemory::free(uint64_t addr) {
                         (next != regions_.end() && next->first < hi);
     if (!shared) pages_.erase(p);
   }
+  recent_.fill({0, nullptr});
   regions_.erase(it);
   return true;
 }
@@ -60,12 +61,7 @@ uint8_t* HostMemory::direct(uint64_t addr, uint64_t* start, uint64_t* end) {
     if (addr < it->second) {
       *start = std::max(page_lo, it->first);
       *end = std::min(page_hi, it->second - 1);
-      auto& p = pages_[addr / kPage];
-      if (!p) {
-        p = std::make_unique<Page>();
-        p->fill(0);
-      }
-      return p->data() + (*start - page_lo);
+      return page(addr / kPage, true)->data() + (*start - page_lo);
     }
     *start = std::max(page_lo, it->second);
   } else {
@@ -75,15 +71,34 @@ uint8_t* HostMemory::direct(uint64_t addr, uint64_t* start, uint64_t* end) {
   return nullptr;
 }
 
+HostMemory::Page* HostMemory::page(uint64_t number, bool create) const {
+  auto& slot = recent_[number % recent_.size()];
+  if (slot.first == number + 1) return slot.second;
+  auto it = pages_.find(number);
+  Page* p = nullptr;
+  if (it != pages_.end()) {
+    p = it->second.get();
+  } else if (create) {
+    auto& owned = const_cast<HostMemory*>(this)->pages_[number];
+    owned = std::make_unique<Page>();
+    owned->fill(0);
+    p = owned.get();
+  } else {
+    return nullptr;
+  }
+  slot = {number + 1, p};
+  return p;
+}
+
 void HostMemory::read(uint64_t addr, uint8_t* out, uint64_t len) const {
   while (len) {
-    const uint64_t page = addr / kPage, off = addr % kPage;
+    const uint64_t off = addr % kPage;
     const uint64_t n = std::min(len, kPage - off);
-    auto it = pages_.find(page);
-    if (it == pages_.end()) {
+    const Page* p = page(addr / kPage, false);
+    if (!p) {
       std::memset(out, 0, n);
     } else {
-      std::memcpy(out, it->second->data() + off, n);
+      std::memcpy(out, p->data() + off, n);
     }
     addr += n;
     out += n;
@@ -93,14 +108,9 @@ void HostMemory::read(uint64_t addr, uint8_t* out, uint64_t len) const {
 
 void HostMemory::write(uint64_t addr, const uint8_t* in, uint64_t len) {
   while (len) {
-    const uint64_t page = addr / kPage, off = addr % kPage;
+    const uint64_t off = addr % kPage;
     const uint64_t n = std::min(len, kPage - off);
-    auto& p = pages_[page];
-    if (!p) {
-      p = std::make_unique<Page>();
-      p->fill(0);
-    }
-    std::memcpy(p->data() + off, in, n);
+    std::memcpy(page(addr / kPage, true)->data() + off, in, n);
     addr += n;
     in += n;
     len -= n;

@@ -9,6 +9,7 @@
 #include <map>
 #include <memory>
 #include <unordered_map>
+#include <utility>
 #include <vector>
 
 namespace dpusim::host {
@@ -46,11 +47,15 @@ class HostMemory {
  private:
   static constexpr uint64_t kPage = 4096;
   using Page = std::array<uint8_t, kPage>;
+  // The page, through a small cache of recent look-ups (pages never move; freeing one clears
+  // the cache); create: materialise it (zeroed) if it does not exist.
+  Page* page(uint64_t number, bool create) const;
   // Looked up by page number only, never iterated: the order of an unordered map cannot leak.
   std::unordered_map<uint64_t, std::unique_ptr<Page>> pages_;
   std::map<uint64_t, uint64_t> regions_;  // start -> end (exclusive)
   uint64_t next_low_ = kLowBase, next_high_ = kHighBase;
   uint64_t allocated_bytes_ = 0;
+  mutable std::array<std::pair<uint64_t, Page*>, 16> recent_{};  // (page number + 1, page)
 };
 
 }  // namespace dpusim::host

@@ -28,6 +28,7 @@ RootComplex::RootComplex(sc_module_name name, pcie::SimContext& ctx, const HostS
   requester.tag_count = [] { return 256u; };
   port.set_receiver([this](Tlp& t) { on_receive(t); });
   port.set_dmi_handler([this](tlm::tlm_generic_payload& gp, tlm::tlm_dmi& dmi) { return grant_dmi(gp, dmi); });
+  port.set_transport_handler([this](tlm::tlm_generic_payload& gp, sc_time& delay) { transport_msi(gp, delay); });
   memory.on_change = [this](uint64_t start, uint64_t end) { invalidate_dmi(start, end); };
   SC_METHOD(run_submissions);
   sensitive << submitted_;
@@ -132,6 +133,32 @@ void RootComplex::unwatch_memory(uint64_t id) {
   invalidate_dmi(start, end);  // the refusal cached for it goes too
 }
 
+void RootComplex::receive_msi(const MsiEvent& ev) {
+  ++trace_msi_count;
+  trace_msi_data = ev.data;
+  if (pcie::Event e = ctx_.event(name(), kMsiEvent))
+    e.str("requester", tlp::bdf_str(ev.requester_id)).hex("addr", ev.address).hex("data", ev.data);
+  if (claim_msi && claim_msi(ev)) return;
+  msis_.push_back(ev);
+  if (on_msi) on_msi(ev);
+}
+
+void RootComplex::transport_msi(tlm::tlm_generic_payload& gp, sc_time& delay) {
+  // A loosely timed MSI (tlm/dma.h): a DW write into the MSI window arriving after `delay`.
+  // Anything else is not taken this way: the sender uses TLPs.
+  const pcie::TlpExtension* x = gp.get_extension<pcie::TlpExtension>();
+  const uint64_t first = gp.get_address();
+  if (!x || !gp.is_write() || first < kMsiBase || first >= kMsiEnd || gp.get_data_length() < 4) {
+    gp.set_response_status(tlm::TLM_ADDRESS_ERROR_RESPONSE);
+    return;
+  }
+  uint32_t value = 0;
+  std::memcpy(&value, gp.get_data_ptr() + (first & 3), std::min<size_t>(4, gp.get_data_length() - (first & 3)));
+  const uint16_t requester = x->hdr.requester_id;
+  later_.at(delay, [this, requester, first, value] { receive_msi(MsiEvent{ctx_.now_ps(), requester, first, value}); });
+  gp.set_response_status(tlm::TLM_OK_RESPONSE);
+}
+
 void RootComplex::invalidate_dmi(uint64_t start, uint64_t end) {
   // Before the simulation starts nothing can hold a grant (and the sockets may be unbound).
   if (sc_start_of_simulation_invoked() && end > start) port.invalidate_dmi(start, end);
@@ -180,15 +207,8 @@ void RootComplex::serve_write(Tlp& t) {
     // An MSI/MSI-X message: a DW write of the message data (PCIe §6.1.4).
     uint32_t value = 0;
     std::memcpy(&value, pcie::data(t) + (first & 3), std::min<size_t>(4, pcie::data_len(t) - (first & 3)));
-    MsiEvent ev{ctx_.now_ps(), h.requester_id, first, value};
-    ++trace_msi_count;
-    trace_msi_data = value;
-    if (pcie::Event e = ctx_.event(name(), kMsiEvent))
-      e.str("requester", tlp::bdf_str(h.requester_id)).hex("addr", first).hex("data", value);
     t.release();
-    if (claim_msi && claim_msi(ev)) return;
-    msis_.push_back(ev);
-    if (on_msi) on_msi(ev);
+    receive_msi(MsiEvent{ctx_.now_ps(), h.requester_id, first, value});
     return;
   }
   const uint32_t count = pcie::request_byte_count(h);

@@ -10,7 +10,8 @@
 //
 // Devices in lt mode (tlm/dma.h) get direct memory pointers into allocated host memory, a page
 // (or the part of it one allocation covers) at a time; the MSI window and ranges a driver
-// watches are refused, so those accesses stay TLPs. Grants are invalidated when memory is
+// watches are refused, so those accesses stay TLPs; MSIs in lt mode come as loosely timed
+// writes (b_transport) and are received at the time their TLP would have arrived. Grants are invalidated when memory is
 // allocated or freed and when a watch is set or ends.
 #pragma once
 
@@ -98,6 +99,8 @@ class RootComplex : public sc_core::sc_module {
   void serve_read(pcie::Tlp& t);
   void refuse_dma(const tlp::Header& h, const char* what);
   bool grant_dmi(tlm::tlm_generic_payload& gp, tlm::tlm_dmi& dmi);
+  void transport_msi(tlm::tlm_generic_payload& gp, sc_core::sc_time& delay);
+  void receive_msi(const MsiEvent& ev);
   void invalidate_dmi(uint64_t start, uint64_t end);
 
   pcie::SimContext& ctx_;

@@ -62,6 +62,11 @@ PcieSwitch::PcieSwitch(sc_module_name name, pcie::SimContext& ctx, const SwitchS
     down.back()->set_receiver([this, i](Tlp& t) { receive(int(i), t); });
     down.back()->set_dmi_handler(
         [this, i](tlm::tlm_generic_payload& gp, tlm::tlm_dmi& dmi) { return dmi_from_below(i, gp, dmi); });
+    down.back()->set_transport_handler([this, i](tlm::tlm_generic_payload& gp, sc_time& delay) {
+      if (!upstream_from(i, gp.get_address())) return gp.set_response_status(tlm::TLM_ADDRESS_ERROR_RESPONSE);
+      delay += traversal();
+      up.transport(gp, delay);
+    });
     dsps_.push_back(std::move(dsp));
   }
 }
@@ -104,13 +109,16 @@ bool PcieSwitch::dmi_from_below(unsigned ingress, tlm::tlm_generic_payload& gp, 
   // Granted only where a memory request would go upstream (route_memory): not into a window
   // of any downstream port (peer-to-peer stays TLPs), with Bus Master Enable on both ports.
   pcie::DmiRoute* route = gp.get_extension<pcie::DmiRoute>();
-  const uint64_t addr = gp.get_address();
-  if (!route || route->hops.size() >= pcie::DmiRoute::kMaxHops) return false;
+  if (!route || route->hops.size() >= pcie::DmiRoute::kMaxHops || !upstream_from(ingress, gp.get_address())) return false;
+  route->hops.push_back(pcie::DmiHop{nullptr, &sw::timing::switch_traversal_ps});
+  return up.get_dmi(gp, dmi);
+}
+
+bool PcieSwitch::upstream_from(unsigned ingress, uint64_t addr) const {
   if (!dsps_[ingress]->bus_master() || !usp_->bus_master()) return false;
   for (const auto& dsp : dsps_)
     if (dsp->in_windows(addr)) return false;
-  route->hops.push_back(pcie::DmiHop{nullptr, &sw::timing::switch_traversal_ps});
-  return up.get_dmi(gp, dmi);
+  return true;
 }
 
 void PcieSwitch::route_config(int ingress, Tlp& t) {
