@@ -24,13 +24,6 @@ EndpointBase::EndpointBase(sc_module_name name, SimContext& ctx, Function& fn, c
   port.set_invalidate_handler([this](uint64_t start, uint64_t end) { dma_.invalidate_dmi(start, end); });
 }
 
-void EndpointBase::after(const sc_time& delay, std::function<void()> fn) {
-  if (dma_.fidelity() == Fidelity::Lt) {
-    dma_.post_local(delay, std::move(fn));
-  } else {
-    later_.at(delay, std::move(fn));
-  }
-}
 
 void EndpointBase::add_region(BarRegion r) {
   for (const BarRegion& o : regions_)

@@ -69,8 +69,15 @@ class EndpointBase : public sc_core::sc_module {
   void set_fidelity(Fidelity f) { dma_.set_fidelity(f); }
   Fidelity fidelity() const { return dma_.fidelity(); }
   // Runs `fn` after `delay` of the device's own time: on its quantum keeper at its local time in
-  // lt mode, on `later_` in tlp mode. A device's delays inside DMA completions go through here.
-  void after(const sc_core::sc_time& delay, std::function<void()> fn);
+  // lt mode (at once, nested, when due within the quantum and the device allows nesting), on
+  // `later_` in tlp mode. A device's delays inside DMA completions go through here.
+  template <typename Fn>
+  void after(const sc_core::sc_time& delay, Fn fn) {
+    if (dma_.fidelity() != Fidelity::Lt) return later_.at(delay, std::move(fn));
+    const uint64_t due = dma_.local_ps() + delay.value();
+    if (dma_.runs_now(due)) return dma_.run_now(due, fn);
+    dma_.post_local(delay, std::move(fn));
+  }
 
   // Adds a region (regions of one BAR must not overlap; throws std::logic_error if they do).
   void add_region(BarRegion r);

@@ -28,8 +28,14 @@ uint64_t QuantumKeeper::local_ps() const { return running_ ? current_ : SimConte
 
 sc_time QuantumKeeper::offset() const { return sc_time::from_value(local_ps() - SimContext::now_ps()); }
 
+void QuantumKeeper::enter(uint64_t local_ps) {
+  current_ = local_ps;
+  ctx_.set_decoupled(true, local_ps);
+}
+
 void QuantumKeeper::post(uint64_t due_ps, std::function<void()> fn) {
   due_ps = std::max(due_ps, local_ps());
+  if (runs_now(due_ps)) return run_now(due_ps, fn);
   heap_.push_back(Item{due_ps, seq_++, std::move(fn)});
   std::push_heap(heap_.begin(), heap_.end(), Later{});
   if (!running_) wake_for(heap_.front().due);
@@ -44,14 +50,13 @@ void QuantumKeeper::wake_for(uint64_t due) {
 
 void QuantumKeeper::run() {
   const uint64_t now = SimContext::now_ps();
-  const uint64_t horizon = now + ctx_.timing.get(timing::lt_quantum_ps);
+  horizon_ = now + ctx_.timing.get(timing::lt_quantum_ps);
   running_ = true;
-  while (!heap_.empty() && heap_.front().due <= horizon) {
+  while (!heap_.empty() && heap_.front().due <= horizon_) {
     std::pop_heap(heap_.begin(), heap_.end(), Later{});
     Item item = std::move(heap_.back());
     heap_.pop_back();
-    current_ = item.due;
-    ctx_.set_decoupled(true, current_);
+    enter(item.due);
     item.fn();
   }
   ctx_.set_decoupled(false);

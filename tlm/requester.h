@@ -103,6 +103,23 @@ class Requester : public sc_core::sc_module {
   // the kernel's: what a device doing lt work annotates its timed actions with.
   uint64_t local_ps() const { return keeper_.local_ps(); }
   sc_core::sc_time local_offset() const { return keeper_.offset(); }
+  // In lt mode, a completion due within the quantum may run at once, nested in the code that
+  // issued the access (its done() before read() returns), when the device's code allows it:
+  // it issues nothing after an access that depends on the access not having completed.
+  void allow_nested_completions(bool on) { keeper_.allow_nesting(on); }
+  // The loosely timed coding style (IEEE 1666-2011 §11.1.2: blocking transport with timing
+  // annotation) for a device that allows nested completions: in lt mode, when [addr, addr + len)
+  // is served directly and the read's completion (*due_ps) would run now (runs_now), read_now
+  // copies the bytes into `out` and returns true, and the caller continues at *due_ps with
+  // run_now; otherwise it does nothing and returns false, and the caller uses read().
+  // direct_due says the same without reading.
+  bool read_now(uint64_t addr, size_t len, uint8_t* out, uint64_t* due_ps);
+  bool direct_due(uint64_t addr, size_t len, uint64_t* due_ps);
+  bool runs_now(uint64_t due_ps) const { return fidelity_ == Fidelity::Lt && keeper_.runs_now(due_ps); }
+  template <typename Fn>
+  void run_now(uint64_t due_ps, Fn&& fn) {
+    keeper_.run_now(due_ps, std::forward<Fn>(fn));
+  }
   // Runs `fn` at the device's local time + `delay`, through the quantum keeper (decoupled).
   void post_local(const sc_core::sc_time& delay, std::function<void()> fn) {
     keeper_.post(keeper_.local_ps() + delay.value(), std::move(fn));
@@ -154,8 +171,11 @@ class Requester : public sc_core::sc_module {
   // The grant holding `addr`, asking the fabric for one if none is cached; null if denied.
   const Grant* grant_at(uint64_t addr);
   // Segments of [addr, addr + len) in granted memory, or false (take the TLP path).
-  bool direct_span(uint64_t addr, size_t len, std::vector<std::pair<uint8_t*, size_t>>& out, unsigned* route);
+  // Fills segments_.
+  bool direct_span(uint64_t addr, size_t len, unsigned* route);
   bool read_direct(uint64_t addr, size_t len, Done& done);
+  // Copies segments_ into `out` and counts and logs a direct read issued at `issued`.
+  void take_direct(uint64_t addr, size_t len, uint8_t* out, uint64_t issued, uint64_t due);
   bool write_direct(uint64_t addr, const uint8_t* bytes, size_t len, sc_core::sc_time* sent);
   bool write_transport(uint64_t addr, const uint8_t* bytes, size_t len, sc_core::sc_time* sent);
   bool ahead() const { return keeper_.local_ps() > ctx_.now_ps(); }
@@ -195,6 +215,7 @@ class Requester : public sc_core::sc_module {
   QuantumKeeper keeper_;
   TimedQueue sync_;  // TLP-path accesses of a device running ahead, issued at its local time
   uint64_t direct_reads_ = 0, direct_writes_ = 0;
+  std::vector<std::pair<uint8_t*, size_t>> segments_;  // of the access being served directly
 };
 
 }  // namespace dpusim::pcie

@@ -95,7 +95,9 @@ const Requester::Grant* Requester::grant_at(uint64_t addr) {
   return kept.ptr ? &kept : nullptr;
 }
 
-bool Requester::direct_span(uint64_t addr, size_t len, std::vector<std::pair<uint8_t*, size_t>>& out, unsigned* route) {
+bool Requester::direct_span(uint64_t addr, size_t len, unsigned* route) {
+  std::vector<std::pair<uint8_t*, size_t>>& out = segments_;
+  out.clear();
   if (len == 0 || addr + len < addr) return false;
   uint64_t cur = addr;
   const uint64_t last = addr + len - 1;
@@ -143,31 +145,55 @@ DmiRoute::WriteTimes Requester::write_time(unsigned route, uint64_t addr, size_t
   return DmiRoute::WriteTimes{it->second.first, it->second.second};
 }
 
-bool Requester::read_direct(uint64_t addr, size_t len, Done& done) {
-  std::vector<std::pair<uint8_t*, size_t>> segs;
-  unsigned route = 0;
-  if (!direct_span(addr, len, segs, &route)) return false;
-  Result r;
-  r.data.resize(len);
+void Requester::take_direct(uint64_t addr, size_t len, uint8_t* out, uint64_t issued, uint64_t due) {
   size_t off = 0;
-  for (const auto& [p, n] : segs) {
-    std::memcpy(r.data.data() + off, p, n);
+  for (const auto& [p, n] : segments_) {
+    std::memcpy(out + off, p, n);
     off += n;
   }
+  ++direct_reads_;
+  if (Event e = ctx_.log.event(issued, name(), kDmaEvent))
+    e.str("op", "read").hex("addr", addr).u64("len", len).u64("done_ps", due);
+}
+
+bool Requester::direct_due(uint64_t addr, size_t len, uint64_t* due_ps) {
+  unsigned route = 0;
+  if (fidelity_ != Fidelity::Lt || !direct_span(addr, len, &route)) return false;
+  *due_ps = keeper_.local_ps() + read_time(route, addr, len, max_read_request_size());
+  return true;
+}
+
+bool Requester::read_now(uint64_t addr, size_t len, uint8_t* out, uint64_t* due_ps) {
+  unsigned route = 0;
+  if (fidelity_ != Fidelity::Lt || !direct_span(addr, len, &route)) return false;
+  const uint64_t issued = keeper_.local_ps();
+  *due_ps = issued + read_time(route, addr, len, max_read_request_size());
+  if (!keeper_.runs_now(*due_ps)) return false;
+  take_direct(addr, len, out, issued, *due_ps);
+  return true;
+}
+
+bool Requester::read_direct(uint64_t addr, size_t len, Done& done) {
+  unsigned route = 0;
+  if (!direct_span(addr, len, &route)) return false;
   const uint64_t issued = keeper_.local_ps();
   const uint64_t due = issued + read_time(route, addr, len, max_read_request_size());
-  ++direct_reads_;
-  if (Event e = ctx_.event(name(), kDmaEvent)) e.str("op", "read").hex("addr", addr).u64("len", len).u64("done_ps", due);
-  keeper_.post(due, [done = std::move(done), r = std::move(r)]() mutable { done(std::move(r)); });
+  Result r;
+  r.data.resize(len);
+  take_direct(addr, len, r.data.data(), issued, due);
+  if (keeper_.runs_now(due)) {
+    keeper_.run_now(due, [&] { done(std::move(r)); });
+  } else {
+    keeper_.post(due, [done = std::move(done), r = std::move(r)]() mutable { done(std::move(r)); });
+  }
   return true;
 }
 
 bool Requester::write_direct(uint64_t addr, const uint8_t* bytes, size_t len, sc_time* sent) {
-  std::vector<std::pair<uint8_t*, size_t>> segs;
   unsigned route = 0;
-  if (!direct_span(addr, len, segs, &route)) return false;
+  if (!direct_span(addr, len, &route)) return false;
   size_t off = 0;
-  for (const auto& [p, n] : segs) {
+  for (const auto& [p, n] : segments_) {
     std::memcpy(p, bytes + off, n);
     off += n;
   }

@@ -137,7 +137,7 @@ void RootComplex::receive_msi(const MsiEvent& ev) {
   ++trace_msi_count;
   trace_msi_data = ev.data;
   if (pcie::Event e = ctx_.event(name(), kMsiEvent))
-    e.str("requester", tlp::bdf_str(ev.requester_id)).hex("addr", ev.address).hex("data", ev.data);
+    e.bdf("requester", ev.requester_id).hex("addr", ev.address).hex("data", ev.data);
   if (claim_msi && claim_msi(ev)) return;
   msis_.push_back(ev);
   if (on_msi) on_msi(ev);

@@ -134,12 +134,14 @@ void VnetEndpoint::transmit(Vq& vq, const Chain& chain) {
 unsigned VnetEndpoint::steer(const std::vector<uint8_t>& frame) const {
   // No RSS is offered: a receive queue is chosen among the enabled ones by a hash of the
   // frame's first 64 bytes (addresses, EtherType, L3/L4 headers), so a flow stays on a queue.
-  std::vector<unsigned> rx;
+  auto receives = [this](const Vq& vq) { return vq.index % 2 == 0 && !is_cvq(vq.index) && running(vq); };
+  size_t n = 0;
+  for (const auto& vq : vqs_) n += receives(*vq);
+  if (n == 0) return unsigned(vqs_.size());
+  size_t pick = fnv1a(frame.data(), std::min<size_t>(frame.size(), 64)) % n;
   for (const auto& vq : vqs_)
-    if (vq->index % 2 == 0 && !is_cvq(vq->index) && running(*vq)) rx.push_back(vq->index);
-  if (rx.empty()) return unsigned(vqs_.size());
-  const uint64_t h = fnv1a(frame.data(), std::min<size_t>(frame.size(), 64));
-  return rx[h % rx.size()];
+    if (receives(*vq) && pick-- == 0) return vq->index;
+  return unsigned(vqs_.size());
 }
 
 void VnetEndpoint::frame_arrived(net::Frame frame) {
@@ -217,8 +219,7 @@ void VnetEndpoint::deliver_rx(Vq& vq, std::shared_ptr<std::vector<Chain>> chains
       size_t cap = 0;
       for (const Desc& d : c.writable) cap += d.len;
       const size_t n = std::min(cap, bytes.size() - off);
-      vq.ring.write_buffers(c.writable, std::vector<uint8_t>(bytes.begin() + std::ptrdiff_t(off),
-                                                             bytes.begin() + std::ptrdiff_t(off + n)));
+      vq.ring.write_buffers(c.writable, bytes.data() + off, n);
       elems.emplace_back(c.head, uint32_t(n));
       off += n;
     }
