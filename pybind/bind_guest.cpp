@@ -156,6 +156,9 @@ DPUSIM_PYBIND(guest) {
     d["duplicate"] = r.checked.duplicate;
     d["reordered"] = r.checked.reordered;
     d["missing"] = r.missing;
+    d["latency_min_ps"] = r.checked.latency_min_ps;
+    d["latency_max_ps"] = r.checked.latency_max_ps;
+    d["latency_mean_ps"] = r.checked.good ? r.checked.latency_sum_ps / r.checked.good : 0;
     d["first_problem"] = r.first_problem;
     d["start_ps"] = r.start_ps;
     d["end_ps"] = r.end_ps;

@@ -1,6 +1,7 @@
 // `_dpusim.platform`: the platform and its run loop, for the Python runtime (dpusim.runtime).
 #include <pybind11/stl.h>
 
+#include <algorithm>
 #include <memory>
 
 #include "module_registry.h"
@@ -100,6 +101,7 @@ DPUSIM_PYBIND(platform) {
   m.def("log_categories", [] {
     std::vector<std::tuple<std::string, bool, std::string>> out;
     for (const auto* c : dpusim::pcie::EventCategory::all()) out.emplace_back(c->name(), c->in_summary(), c->what());
+    std::sort(out.begin(), out.end());
     return out;
   });
   m.def("timing_params", [] {

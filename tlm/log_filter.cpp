@@ -1,5 +1,6 @@
 #include "tlm/log_filter.h"
 
+#include <algorithm>
 #include <map>
 #include <stdexcept>
 
@@ -17,8 +18,11 @@ std::map<std::string, const EventCategory*, std::less<>>& kinds() {
 }
 
 std::string known_categories() {
+  std::vector<std::string> names;
+  for (const EventCategory* c : categories()) names.emplace_back(c->name());
+  std::sort(names.begin(), names.end());
   std::string s;
-  for (const EventCategory* c : categories()) s += (s.empty() ? "" : ", ") + std::string(c->name());
+  for (const std::string& n : names) s += (s.empty() ? "" : ", ") + n;
   return s;
 }
 }  // namespace

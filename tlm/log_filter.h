@@ -35,7 +35,8 @@ class EventCategory {
   const char* what() const { return what_; }
   uint64_t bit() const { return uint64_t(1) << index_; }
 
-  // Every registered category, by registration order; find() by name (null if none).
+  // Every registered category, in registration order (which only the bits depend on: list
+  // them sorted by name); find() by name (null if none).
   static const std::vector<const EventCategory*>& all();
   static const EventCategory* find(std::string_view name);
 

@@ -74,7 +74,7 @@ bool have_sha_ni() {
 
 void Sha256::block(const uint8_t* p) {
 #if defined(__x86_64__)
-  if (have_sha_ni()) return block_sha_ni(h_.data(), p);
+  if (extensions_ && have_sha_ni()) return block_sha_ni(h_.data(), p);
 #endif
   uint32_t w[64];
   for (unsigned t = 0; t < 16; ++t)

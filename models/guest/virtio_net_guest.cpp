@@ -101,7 +101,7 @@ void GuestNet::pump(unsigned qp) {
       std::copy(p.backlog.front().begin(), p.backlog.front().end(), slot_bytes + VIRTIO_NET_HDR_V1_SIZE);
       p.backlog.pop_front();
     } else {
-      len = source_->next(uint16_t(qp), slot_bytes + VIRTIO_NET_HDR_V1_SIZE);
+      len = source_->next(uint16_t(qp), ctx_.now_ps(), slot_bytes + VIRTIO_NET_HDR_V1_SIZE);
       if (p.sent == 0 && result_.start_ps == 0) result_.start_ps = ctx_.now_ps();
       ++p.sent;
       --p.allowance;
@@ -180,7 +180,7 @@ void GuestNet::poll_rx(unsigned qp) {
 void GuestNet::deliver(unsigned qp, const uint8_t* frame, size_t len) {
   ++rx_frames_;
   if (traffic_ && checker_) {
-    checker_->check(qp, frame, len);
+    checker_->check(qp, frame, len, ctx_.now_ps());
     if (len >= net::kTrafficHeaderBytes) {
       const uint16_t flow = uint16_t(frame[22] | frame[23] << 8);
       if (flow >= flow_received_.size()) flow_received_.resize(size_t(flow) + 1, 0);

@@ -1,5 +1,6 @@
 #include "net/frame_source.h"
 
+#include <algorithm>
 #include <cstring>
 #include <stdexcept>
 
@@ -91,7 +92,7 @@ void FrameSource::pattern(uint64_t key, uint16_t flow, uint64_t seq, uint8_t* ou
   if (i < n) put_le(out + i, splitmix(state), unsigned(n - i));
 }
 
-size_t FrameSource::next(uint16_t flow, uint8_t* out) {
+size_t FrameSource::next(uint16_t flow, uint64_t now_ps, uint8_t* out) {
   if (flow >= seq_.size()) seq_.resize(size_t(flow) + 1, 0);
   const uint64_t seq = seq_[flow]++;
   const size_t len = sizes_.draw(rng_);
@@ -99,6 +100,7 @@ size_t FrameSource::next(uint16_t flow, uint8_t* out) {
   put_le(out + 14, seq, 8);
   put_le(out + 22, flow, 2);
   put_le(out + 24, len, 2);
+  put_le(out + 26, now_ps, 8);
   pattern(key_, flow, seq, out + kTrafficHeaderBytes, len - kTrafficHeaderBytes);
   ++made_;
   return len;
@@ -109,7 +111,7 @@ void FrameChecker::problem(uint64_t& counter, const std::string& what) {
   if (first_problem_.empty()) first_problem_ = what;
 }
 
-bool FrameChecker::check(unsigned rxq, const uint8_t* frame, size_t len) {
+bool FrameChecker::check(unsigned rxq, const uint8_t* frame, size_t len, uint64_t now_ps) {
   if (len < kTrafficHeaderBytes || frame[12] != uint8_t(kTrafficEtherType >> 8) ||
       frame[13] != uint8_t(kTrafficEtherType) || get_le(frame + 24, 2) != len) {
     problem(counts_.malformed, "a frame of " + std::to_string(len) + " bytes is not one the source made (header or length field)");
@@ -143,6 +145,10 @@ bool FrameChecker::check(unsigned rxq, const uint8_t* frame, size_t len) {
     return false;
   }
   next[rxq] = seq + 1;
+  const uint64_t made = get_le(frame + 26, 8), latency = now_ps >= made ? now_ps - made : 0;
+  if (counts_.good == 0 || latency < counts_.latency_min_ps) counts_.latency_min_ps = latency;
+  counts_.latency_max_ps = std::max(counts_.latency_max_ps, latency);
+  counts_.latency_sum_ps += latency;
   ++counts_.good;
   return true;
 }

@@ -9,12 +9,14 @@
 //   0..5   destination MAC        6..11 source MAC       12..13 EtherType 0x88B5 (IEEE 802
 //   14..21 sequence number (le64, from 0 per flow)        local experimental EtherType 1)
 //   22..23 flow (le16)            24..25 frame length (le16)
-//   26..   payload: SplitMix64 of (stream key, flow, sequence), 8 bytes at a time
+//   26..33 when it was made (le64, simulated ps): the checker's latency figures
+//   34..   payload: SplitMix64 of (stream key, flow, sequence), 8 bytes at a time
 //
 // FrameChecker verifies each frame it is given: the length field against the length
 // received, the payload against what the source made, each sequence number received at most
 // once per flow, and in order within what one receive queue delivers (a flow spread over several
-// queues by receive steering may interleave between them, never within one).
+// queues by receive steering may interleave between them, never within one); and it measures
+// each good frame's latency from its making to its check.
 #pragma once
 
 #include <cstddef>
@@ -28,7 +30,7 @@
 namespace dpusim::net {
 
 inline constexpr uint16_t kTrafficEtherType = 0x88B5;
-inline constexpr size_t kTrafficHeaderBytes = 26;  // up to and including the length field
+inline constexpr size_t kTrafficHeaderBytes = 34;  // up to and including the time stamp
 
 // Frame sizes: a fixed size, a uniform range [min, max], or sizes with integer weights.
 struct SizeDistribution {
@@ -48,9 +50,9 @@ class FrameSource {
  public:
   // `key` keys the payload pattern (the checker needs the same); `rng` draws the sizes.
   FrameSource(uint64_t key, pcie::Rng rng, SizeDistribution sizes, const uint8_t dst[6], const uint8_t src[6]);
-  // Writes the next frame of `flow` into `out` (room for sizes.largest() bytes); returns its
-  // length. Flows count their sequence numbers separately.
-  size_t next(uint16_t flow, uint8_t* out);
+  // Writes the next frame of `flow`, made at `now_ps`, into `out` (room for sizes.largest()
+  // bytes); returns its length. Flows count their sequence numbers separately.
+  size_t next(uint16_t flow, uint64_t now_ps, uint8_t* out);
   uint64_t made() const { return made_; }
   uint64_t sent_in(uint16_t flow) const { return flow < seq_.size() ? seq_[flow] : 0; }
   uint64_t key() const { return key_; }
@@ -70,10 +72,12 @@ class FrameSource {
 class FrameChecker {
  public:
   explicit FrameChecker(uint64_t key) : key_(key) {}
-  // Checks one frame received on queue `rxq`. Returns false (and counts why) if it is bad.
-  bool check(unsigned rxq, const uint8_t* frame, size_t len);
+  // Checks one frame received on queue `rxq` at `now_ps`. Returns false (and counts why) if it
+  // is bad.
+  bool check(unsigned rxq, const uint8_t* frame, size_t len, uint64_t now_ps);
   struct Counts {
     uint64_t good = 0, malformed = 0, corrupt = 0, duplicate = 0, reordered = 0;
+    uint64_t latency_min_ps = 0, latency_max_ps = 0, latency_sum_ps = 0;  // of the good ones
   };
   const Counts& counts() const { return counts_; }
   uint64_t received() const { return counts_.good + counts_.malformed + counts_.corrupt + counts_.duplicate + counts_.reordered; }
