@@ -76,7 +76,7 @@ const TimingParam link_dsp_gen({"link.dsp.gen", 4, 1, 6, "PCIe generation"});
 const TimingParam link_dsp_width({"link.dsp.width", 16, 1, 32, "lanes", is_link_width, kLinkWidths});
 const TimingParam link_propagation_ps({"link.propagation_ps", 2000, 0, 1000000000, "ps"});
 const TimingParam cpl_timeout_ps({"cpl_timeout_ps", 50000000000ull, 1, 100000000000000ull, "ps"});
-const TimingParam lt_quantum_ps({"lt.quantum_ps", 10000000, 0, 1000000000000ull, "ps"});
+const TimingParam lt_quantum_ps({"lt.quantum_ps", 1000000, 0, 1000000000000ull, "ps"});
 }  // namespace timing
 
 LinkRate link_rate(unsigned gen) {

@@ -426,6 +426,11 @@ class VirtioNet:
                 "avail_idx": vq.avail_idx, "last_used": vq.last_used,
                 "posted": [(head, ids, token) for head, (token, ids) in sorted(vq.tokens.items())]}
 
+    def _check_active(self, qp):
+        if not 0 <= qp < self.curr_queue_pairs:
+            raise ValueError(f"{self.bdf}: queue pair {qp} is not in use ({self.curr_queue_pairs} of "
+                             f"{self.max_queue_pairs} are: set_queue_pairs)")
+
     def fast_path(self):
         """Hands every data queue pair to the C++ datapath (once); returns its id."""
         if self.fast is None:
@@ -442,6 +447,7 @@ class VirtioNet:
         """start_xmit for a batch: every frame (bytes) on queue pair `qp` with one kick per 64
         (frames wait in the driver while the ring is full). Returns how many were queued."""
         frames = [bytes(f) for f in frames]
+        self._check_active(qp)
         self._guest().send(self.sim.platform, self.fast_path(), qp, frames)
         return len(frames)
 
@@ -468,6 +474,8 @@ class VirtioNet:
         back; SimTimeout after `timeout_ps` if they do not."""
         g, p, fid = self._guest(), self.sim.platform, self.fast_path()
         qps = list(range(self.curr_queue_pairs)) if qps is None else list(qps)
+        for qp in qps:
+            self._check_active(qp)
         done = self.sim.wait_guest(fid, g.NOTE_TRAFFIC_DONE)
         g.start_traffic(p, fid, frames, size, rate_fps, batch, qps, bytes(dst), bytes(self.mac or b"\x02\0\0\0\0\x02"))
         try:
