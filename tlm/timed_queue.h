@@ -6,8 +6,8 @@
 
 #include <cstdint>
 #include <functional>
-#include <map>
 #include <utility>
+#include <vector>
 
 namespace dpusim::pcie {
 
@@ -22,7 +22,11 @@ class TimedQueue : public sc_core::sc_module {
 
  private:
   void run();
-  std::map<std::pair<uint64_t, uint64_t>, std::function<void()>> queue_;  // (time ps, seq)
+  struct Item {
+    uint64_t when, seq;
+    std::function<void()> fn;
+  };
+  std::vector<Item> queue_;  // a min-heap on (time ps, seq): no allocation per entry once warm
   uint64_t seq_ = 0;
   sc_core::sc_event wake_;
 };
