@@ -38,7 +38,8 @@ dpusim::guest::GuestQueue queue_from(const py::dict& d) {
   q.state.last_used = d["last_used"].cast<uint16_t>();
   for (auto item : d["posted"].cast<py::list>()) {
     auto t = item.cast<py::tuple>();
-    q.state.posted.push_back(DriverRing::Posted{t[0].cast<uint16_t>(), t[1].cast<std::vector<uint16_t>>(), t[2].cast<uint64_t>()});
+    q.state.posted.push_back(
+        DriverRing::Posted{t[0].cast<uint16_t>(), t[1].cast<std::vector<uint16_t>>(), t[2].cast<uint64_t>()});
   }
   return q;
 }

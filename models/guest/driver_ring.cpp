@@ -15,7 +15,9 @@ DriverRing::DriverRing(host::HostMemory& mem, const Layout& layout, State s)
   if (n == 0 || (n & (n - 1))) throw std::invalid_argument("queue size " + std::to_string(n) + " is not a power of 2");
   std::vector<bool> seen(n, false);
   auto claim = [&](uint16_t id, const char* what) {
-    if (id >= n) throw std::invalid_argument(std::string(what) + " descriptor " + std::to_string(id) + " outside the ring of " + std::to_string(n));
+    if (id >= n)
+      throw std::invalid_argument(std::string(what) + " descriptor " + std::to_string(id) + " outside the ring of " +
+                                  std::to_string(n));
     if (seen[id]) throw std::invalid_argument("descriptor " + std::to_string(id) + " is listed twice");
     seen[id] = true;
   };
@@ -74,7 +76,8 @@ bool DriverRing::get(uint64_t* token, uint32_t* len) {
   last_used_ = uint16_t(last_used_ + 1);
   const uint32_t head = le32(e + VRING_USED_ELEM_ID);
   if (head >= layout_.size || slots_[head].ids.empty())
-    throw std::runtime_error("the device used descriptor " + std::to_string(head) + ", which heads no chain the driver posted");
+    throw std::runtime_error("the device used descriptor " + std::to_string(head) +
+                             ", which heads no chain the driver posted");
   Posted& p = slots_[head];
   *token = p.token;
   *len = le32(e + VRING_USED_ELEM_LEN);

@@ -110,7 +110,8 @@ class GuestNet {
 
  private:
   struct Queue {
-    Queue(host::HostMemory& mem, const GuestQueue& g) : ring(mem, g.layout, g.state), index(g.index), notify(g.notify_addr), msi(g.msi_data) {}
+    Queue(host::HostMemory& mem, const GuestQueue& g)
+        : ring(mem, g.layout, g.state), index(g.index), notify(g.notify_addr), msi(g.msi_data) {}
     DriverRing ring;
     uint16_t index;
     uint64_t notify;

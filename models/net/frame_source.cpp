@@ -114,7 +114,8 @@ void FrameChecker::problem(uint64_t& counter, const std::string& what) {
 bool FrameChecker::check(unsigned rxq, const uint8_t* frame, size_t len, uint64_t now_ps) {
   if (len < kTrafficHeaderBytes || frame[12] != uint8_t(kTrafficEtherType >> 8) ||
       frame[13] != uint8_t(kTrafficEtherType) || get_le(frame + 24, 2) != len) {
-    problem(counts_.malformed, "a frame of " + std::to_string(len) + " bytes is not one the source made (header or length field)");
+    problem(counts_.malformed,
+            "a frame of " + std::to_string(len) + " bytes is not one the source made (header or length field)");
     return false;
   }
   const uint64_t seq = get_le(frame + 14, 8);

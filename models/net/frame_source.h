@@ -80,7 +80,9 @@ class FrameChecker {
     uint64_t latency_min_ps = 0, latency_max_ps = 0, latency_sum_ps = 0;  // of the good ones
   };
   const Counts& counts() const { return counts_; }
-  uint64_t received() const { return counts_.good + counts_.malformed + counts_.corrupt + counts_.duplicate + counts_.reordered; }
+  uint64_t received() const {
+    return counts_.good + counts_.malformed + counts_.corrupt + counts_.duplicate + counts_.reordered;
+  }
   // Sequence numbers below `sent` of `flow` never received.
   uint64_t missing(uint16_t flow, uint64_t sent) const;
   // The first problem seen, for a failure message ("" if none).

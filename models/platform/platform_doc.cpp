@@ -124,7 +124,8 @@ pcie::LogFilter parse_log(const json& v) {
         (key[0] == 'k' ? f.keep : f.omit).push_back(string_at(v[key][i], path + "[" + std::to_string(i) + "]"));
     }
   } else if (!v.is_string()) {
-    throw DocError("$.outputs.log", "must be \"all\", \"summary\", \"none\" or {\"level\": ..., \"keep\": [...], \"omit\": [...]}");
+    throw DocError("$.outputs.log",
+                   "must be \"all\", \"summary\", \"none\" or {\"level\": ..., \"keep\": [...], \"omit\": [...]}");
   }
   const std::string level_path = v.is_object() ? "$.outputs.log.level" : "$.outputs.log";
   try {

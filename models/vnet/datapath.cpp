@@ -106,7 +106,10 @@ void VnetEndpoint::transmit(Vq& vq, const Chain& chain) {
   };
   if (total > kMaxTxChainBytes) {
     ++counters_.tx_dropped;
-    ctx_.event(name(), datapath_event::tx_drop).u64("vq", vq.index).str("reason", "chain longer than 64 KiB").u64("len", total);
+    ctx_.event(name(), datapath_event::tx_drop)
+        .u64("vq", vq.index)
+        .str("reason", "chain longer than 64 KiB")
+        .u64("len", total);
     return finish();
   }
   vq.ring.read_buffers(chain.readable, [this, &vq, finish](std::vector<uint8_t> bytes, const std::string& error) {
