@@ -9,15 +9,6 @@ namespace dpusim::pcie {
 
 using namespace sc_core;
 
-namespace {
-struct Later {
-  template <typename Item>
-  bool operator()(const Item& a, const Item& b) const {
-    return a.due != b.due ? a.due > b.due : a.seq > b.seq;
-  }
-};
-}  // namespace
-
 QuantumKeeper::QuantumKeeper(sc_module_name name, SimContext& ctx) : sc_module(name), ctx_(ctx) {
   SC_METHOD(run);
   sensitive << wake_;
@@ -36,9 +27,8 @@ void QuantumKeeper::enter(uint64_t local_ps) {
 void QuantumKeeper::post(uint64_t due_ps, std::function<void()> fn) {
   due_ps = std::max(due_ps, local_ps());
   if (runs_now(due_ps)) return run_now(due_ps, fn);
-  heap_.push_back(Item{due_ps, seq_++, std::move(fn)});
-  std::push_heap(heap_.begin(), heap_.end(), Later{});
-  if (!running_) wake_for(heap_.front().due);
+  heap_.push(due_ps, std::move(fn));
+  if (!running_) wake_for(heap_.next_time());
 }
 
 void QuantumKeeper::wake_for(uint64_t due) {
@@ -52,16 +42,14 @@ void QuantumKeeper::run() {
   const uint64_t now = SimContext::now_ps();
   horizon_ = now + ctx_.timing.get(timing::lt_quantum_ps);
   running_ = true;
-  while (!heap_.empty() && heap_.front().due <= horizon_) {
-    std::pop_heap(heap_.begin(), heap_.end(), Later{});
-    Item item = std::move(heap_.back());
-    heap_.pop_back();
-    enter(item.due);
-    item.fn();
+  while (!heap_.empty() && heap_.next_time() <= horizon_) {
+    auto [due, fn] = heap_.pop();
+    enter(due);
+    fn();
   }
   ctx_.set_decoupled(false);
   running_ = false;
-  if (!heap_.empty()) wake_for(heap_.front().due);
+  if (!heap_.empty()) wake_for(heap_.next_time());
 }
 
 }  // namespace dpusim::pcie

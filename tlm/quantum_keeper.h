@@ -25,7 +25,8 @@
 
 #include <cstdint>
 #include <functional>
-#include <vector>
+
+#include "tlm/timed_heap.h"
 
 namespace dpusim::pcie {
 
@@ -62,17 +63,12 @@ class QuantumKeeper : public sc_core::sc_module {
   size_t pending() const { return heap_.size(); }
 
  private:
-  struct Item {
-    uint64_t due, seq;
-    std::function<void()> fn;
-  };
   void run();
   void wake_for(uint64_t due);
   void enter(uint64_t local_ps);
 
   SimContext& ctx_;
-  std::vector<Item> heap_;  // a min-heap on (due, seq)
-  uint64_t seq_ = 0;
+  TimedHeap heap_;  // (due, posting order)
   bool running_ = false;
   bool nesting_ = false;
   unsigned depth_ = 0;

@@ -183,6 +183,7 @@ class Requester : public sc_core::sc_module {
   // The route's time for an access, computed once per shape (offset in its page, length, the
   // split limit) and profile generation.
   uint64_t read_time(unsigned route, uint64_t addr, size_t len, unsigned mrrs);
+  uint64_t memo_key(unsigned route, uint64_t addr, size_t len, unsigned limit, bool write);
   DmiRoute::WriteTimes write_time(unsigned route, uint64_t addr, size_t len, unsigned mps);
 
   uint64_t new_op(Done done, size_t result_len);

@@ -114,29 +114,29 @@ bool Requester::direct_span(uint64_t addr, size_t len, unsigned* route) {
   }
 }
 
-uint64_t Requester::read_time(unsigned route, uint64_t addr, size_t len, unsigned mrrs) {
-  if (memo_generation_ != ctx_.timing.generation()) {
+uint64_t Requester::memo_key(unsigned route, uint64_t addr, size_t len, unsigned limit, bool write) {
+  if (memo_generation_ != ctx_.timing.generation()) {  // the profile changed: recompute
     memo_.clear();
     memo_generation_ = ctx_.timing.generation();
   }
   // The split and the header size depend on the offset in the page, the length, whether the
-  // address is above 4 GiB, and the limit.
-  if (len >= (uint64_t(1) << 30) || route >= 64) return routes_[route]->read_ps(ctx_, addr, len, mrrs);
-  const uint64_t key = uint64_t(len) << 34 | uint64_t(route) << 28 | uint64_t(log2_of(mrrs)) << 24 |
-                       uint64_t((addr >> 32) != 0) << 23 | uint64_t(0) << 22 | (addr & 0xfff);
+  // address is above 4 GiB, and the limit; 0 for shapes too large to key (not memoised).
+  if (len >= (uint64_t(1) << 30) || route >= 64) return 0;
+  return uint64_t(len) << 34 | uint64_t(route) << 28 | uint64_t(log2_of(limit)) << 24 |
+         uint64_t((addr >> 32) != 0) << 23 | uint64_t(write) << 22 | (addr & 0xfff);
+}
+
+uint64_t Requester::read_time(unsigned route, uint64_t addr, size_t len, unsigned mrrs) {
+  const uint64_t key = memo_key(route, addr, len, mrrs, false);
+  if (!key) return routes_[route]->read_ps(ctx_, addr, len, mrrs);
   auto [it, fresh] = memo_.try_emplace(key);
   if (fresh) it->second.first = routes_[route]->read_ps(ctx_, addr, len, mrrs);
   return it->second.first;
 }
 
 DmiRoute::WriteTimes Requester::write_time(unsigned route, uint64_t addr, size_t len, unsigned mps) {
-  if (memo_generation_ != ctx_.timing.generation()) {
-    memo_.clear();
-    memo_generation_ = ctx_.timing.generation();
-  }
-  if (len >= (uint64_t(1) << 30) || route >= 64) return routes_[route]->write_ps(ctx_, addr, len, mps);
-  const uint64_t key = uint64_t(len) << 34 | uint64_t(route) << 28 | uint64_t(log2_of(mps)) << 24 |
-                       uint64_t((addr >> 32) != 0) << 23 | uint64_t(1) << 22 | (addr & 0xfff);
+  const uint64_t key = memo_key(route, addr, len, mps, true);
+  if (!key) return routes_[route]->write_ps(ctx_, addr, len, mps);
   auto [it, fresh] = memo_.try_emplace(key);
   if (fresh) {
     const DmiRoute::WriteTimes w = routes_[route]->write_ps(ctx_, addr, len, mps);

@@ -6,8 +6,8 @@
 
 #include <cstdint>
 #include <functional>
-#include <utility>
-#include <vector>
+
+#include "tlm/timed_heap.h"
 
 namespace dpusim::pcie {
 
@@ -22,12 +22,7 @@ class TimedQueue : public sc_core::sc_module {
 
  private:
   void run();
-  struct Item {
-    uint64_t when, seq;
-    std::function<void()> fn;
-  };
-  std::vector<Item> queue_;  // a min-heap on (time ps, seq): no allocation per entry once warm
-  uint64_t seq_ = 0;
+  TimedHeap queue_;  // (time ps, scheduling order)
   sc_core::sc_event wake_;
 };
 

@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <string>
+#include <vector>
 
 #include "tlm/event_log.h"
 #include "tlm/log_filter.h"
@@ -13,6 +14,17 @@ using namespace dpusim::pcie;
 namespace {
 const EventCategory kNoisy("test_noisy", false, "a high-volume category of this test");
 const EventKind kTick("test_tick", kNoisy);
+
+// A log in memory writing what `level` (with keep/omit) writes.
+void open_filtered(EventLog& log, LogLevel level, std::vector<std::string> keep = {}, std::vector<std::string> omit = {}) {
+  LogFilter f;
+  f.level = level;
+  f.keep = std::move(keep);
+  f.omit = std::move(omit);
+  f.check();
+  log.open_memory();
+  log.set_filter(f.mask());
+}
 
 void log_some(EventLog& log) {
   log.event(1, "a", kTick).u64("n", 1);
@@ -28,11 +40,8 @@ TEST(LogFilter, AllWritesEverythingSummaryDropsTheNoisyCategory) {
   log_some(all);
   EXPECT_EQ(all.lines(), 4u);
 
-  LogFilter f;
-  f.level = LogLevel::Summary;
   EventLog summary;
-  summary.open_memory();
-  summary.set_filter(f.mask());
+  open_filtered(summary, LogLevel::Summary);
   log_some(summary);
   EXPECT_EQ(summary.lines(), 2u);
   EXPECT_EQ(summary.take_memory(),
@@ -44,25 +53,20 @@ TEST(LogFilter, AllWritesEverythingSummaryDropsTheNoisyCategory) {
 }
 
 TEST(LogFilter, KeepAndOmitAdjustTheLevel) {
+  EventLog log;
+  open_filtered(log, LogLevel::Summary, {"test_noisy"}, {"log"});
+  log_some(log);
+  EXPECT_EQ(log.lines(), 3u);  // two ticks and the state change
   LogFilter f;
   f.level = LogLevel::Summary;
   f.keep = {"test_noisy"};
   f.omit = {"log"};
-  f.check();
-  EventLog log;
-  log.open_memory();
-  log.set_filter(f.mask());
-  log_some(log);
-  EXPECT_EQ(log.lines(), 3u);  // two ticks and the state change
   EXPECT_EQ(f.describe(), "summary, keep test_noisy, omit log");
 }
 
 TEST(LogFilter, AWatcherSeesAFilteredEventThatIsNotWritten) {
-  LogFilter f;
-  f.level = LogLevel::Summary;
   EventLog log;
-  log.open_memory();
-  log.set_filter(f.mask());
+  open_filtered(log, LogLevel::Summary);
   std::string seen;
   log.set_watch_callback([&](uint64_t, const std::string& line) { seen = line; });
   EXPECT_FALSE(log.wants(kTick));
@@ -79,8 +83,7 @@ TEST(LogFilter, NoneHashesTheSummaryStreamWithoutWritingIt) {
   LogFilter summary_filter;
   summary_filter.level = LogLevel::Summary;
   EventLog summary;
-  summary.open_memory();
-  summary.set_filter(summary_filter.mask());
+  open_filtered(summary, LogLevel::Summary);
   log_some(summary);
   Sha256 expected;
   expected.update(summary.take_memory());
