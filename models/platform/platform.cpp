@@ -211,8 +211,9 @@ void Platform::build_wires() {
     };
     net::NetEnd& a = end(spec_.wires[i].a);
     net::NetEnd& b = end(spec_.wires[i].b);
-    const std::string pcap =
-        outputs_.pcap_dir.empty() ? "" : outputs_.pcap_dir + "/" + wire_file_name(unsigned(i), spec_.wires[i]);
+    const std::string pcap = outputs_.pcap_dir.empty() || !spec_.pcap
+                                 ? ""
+                                 : outputs_.pcap_dir + "/" + wire_file_name(unsigned(i), spec_.wires[i]);
     wires_.push_back(new net::Wire(("wire" + std::to_string(i)).c_str(), *ctx_, unsigned(i), a, b, pcap));
   }
 }

@@ -229,10 +229,14 @@ PlatformSpec parse_platform_doc(const std::string& text, const DocContext& doc_c
 
   if (doc.contains("outputs")) {
     const json& o = object_at(doc, "outputs", "$");
-    only_keys(o, "$.outputs", {"vcd", "log"});
+    only_keys(o, "$.outputs", {"vcd", "pcap", "log"});
     if (o.contains("vcd")) {
       bool_at(o["vcd"], "$.outputs.vcd");
       spec.vcd = o["vcd"].get<bool>();
+    }
+    if (o.contains("pcap")) {
+      bool_at(o["pcap"], "$.outputs.pcap");
+      spec.pcap = o["pcap"].get<bool>();
     }
     if (o.contains("log")) spec.log = parse_log(o["log"]);
   }

@@ -43,6 +43,7 @@ struct PlatformSpec {
   std::vector<WireSpec> wires;
   std::vector<std::pair<std::string, uint64_t>> timing;  // overrides, in document order
   bool vcd = true;
+  bool pcap = true;  // one capture per wire
   pcie::LogFilter log;  // "outputs": {"log": ...}
   // "fidelity": every endpoint's DMA at the start (tlm/dma.h); a scenario may switch one.
   pcie::Fidelity fidelity = pcie::Fidelity::Tlp;

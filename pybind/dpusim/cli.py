@@ -2,7 +2,7 @@
 
     dpusim run SCENARIO.py [--seed N] [--platform FILE.json] [--out DIR]
                            [--log all|summary|none] [--log-keep CAT,..] [--log-omit CAT,..]
-                           [--no-vcd] [--fidelity tlp|lt]
+                           [--no-vcd] [--no-pcap] [--fidelity tlp|lt]
 
 writes DIR/events.jsonl, DIR/waves.vcd and one pcap per wire (DIR/wire<i>_<a>_<b>.pcap; DIR
 defaults to out/<scenario name>, created or overwritten) and ends with the line
@@ -13,7 +13,8 @@ defaults to out/<scenario name>, created or overwritten) and ends with the line
 "outputs": {"log": ...}): `all` (the default), `summary` (no TLPs, frames or per-frame datapath
 events; per-second frame counters instead), `none` (nothing written: the last line is then
 `hash (summary): <sha256 of the summary stream>`), and event categories added to or removed
-from the level's set (`./dpusim run --log-categories` lists them). --no-vcd writes no waves.vcd;
+from the level's set (`./dpusim run --log-categories` lists them). --no-vcd writes no waves.vcd,
+--no-pcap no capture of the wires (the document's "outputs": {"vcd": false, "pcap": false});
 --fidelity sets every endpoint's DMA fidelity at the start (the document's "fidelity"). None of
 them changes what the simulation does, only what it writes and, for --fidelity, how DMA is
 timed (docs/fidelity.md).
@@ -72,6 +73,8 @@ def output_overrides(opts):
         over["log"] = log
     if opts.no_vcd:
         over["vcd"] = False
+    if opts.no_pcap:
+        over["pcap"] = False
     if opts.fidelity:
         over["fidelity"] = opts.fidelity
     return over
@@ -83,7 +86,7 @@ def apply_overrides(platform, over):
         return platform
     doc = dict(DEFAULT_PLATFORM if platform is None else platform)
     outputs = dict(doc.get("outputs", {}))
-    for key in ("log", "vcd"):
+    for key in ("log", "vcd", "pcap"):
         if key in over:
             outputs[key] = over[key]
     doc["outputs"] = outputs
@@ -124,6 +127,7 @@ def run_command(args, prog="dpusim run"):
     parser.add_argument("--log-keep", default="", metavar="CAT,..", help="event categories to write besides the level's")
     parser.add_argument("--log-omit", default="", metavar="CAT,..", help="event categories not to write")
     parser.add_argument("--no-vcd", action="store_true", help="write no waves.vcd")
+    parser.add_argument("--no-pcap", action="store_true", help="write no capture of the wires")
     parser.add_argument("--fidelity", choices=("tlp", "lt"), help="every endpoint's DMA fidelity at the start")
     if "--log-categories" in args:
         import _dpusim

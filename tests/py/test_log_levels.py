@@ -85,15 +85,16 @@ def dpusim(*args):
 
 
 def test_command_line_levels_and_no_vcd(tmp_path):
-    code, lines = dpusim("run", SCENARIO, "--out", str(tmp_path / "s"), "--log", "summary", "--no-vcd")
+    code, lines = dpusim("run", SCENARIO, "--out", str(tmp_path / "s"), "--log", "summary", "--no-vcd", "--no-pcap")
     assert code == 0
-    assert not (tmp_path / "s" / "waves.vcd").exists()
+    assert not (tmp_path / "s" / "waves.vcd").exists() and not list((tmp_path / "s").glob("*.pcap"))
     log = (tmp_path / "s" / "events.jsonl").read_bytes()
     assert lines[-1] == "hash: " + hashlib.sha256(log).hexdigest()
     assert not any(json.loads(x)["event"] == "tlp" for x in log.splitlines())
     code, lines2 = dpusim("run", SCENARIO, "--out", str(tmp_path / "n"), "--log", "none")
     assert code == 0
     assert not (tmp_path / "n" / "events.jsonl").exists() and (tmp_path / "n" / "waves.vcd").exists()
+    assert len(list((tmp_path / "n").glob("*.pcap"))) == 4
     assert lines2[-1] == "hash (summary): " + hashlib.sha256(log).hexdigest()
     code, lines3 = dpusim("run", SCENARIO, "--out", str(tmp_path / "o"), "--log-omit", "tlp,vq")
     assert code == 0 and lines3[-1].startswith("hash: ") and lines3[-1] != lines[-1]

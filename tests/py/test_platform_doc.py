@@ -36,6 +36,7 @@ DocError = _dpusim.platform.DocError
     ({"topology": {"endpoints": 1}, "outputs": {"log": {"level": "none", "omit": ["tlp"]}}},
      "$.outputs.log: log categories to keep or omit make no sense with level none"),
     ({"topology": {"endpoints": 1}, "outputs": {"log": {"levels": "all"}}}, "$.outputs.log.levels: unknown key (known: keep, level, omit)"),
+    ({"topology": {"endpoints": 1}, "outputs": {"pcap": 1}}, "$.outputs.pcap: must be true or false, not 1"),
     ({"topology": {"endpoints": 1}, "outputs": {"log": {"omit": "tlp"}}}, "$.outputs.log.omit: must be an array of event category names"),
     ({"topology": {"endpoints": 1}, "fidelity": "at"}, "$.fidelity: fidelity 'at' is not tlp or lt"),
     ({"topology": {"endpoints": 1}, "fidelity": 1}, "$.fidelity: must be a string"),
