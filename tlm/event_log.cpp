@@ -36,14 +36,6 @@ Event& Event::u64(std::string_view key, uint64_t v) {
   return *this;
 }
 
-Event& Event::i64(std::string_view key, int64_t v) {
-  if (!log_) return *this;
-  log_->begin_field(key);
-  append_decimal(log_->arena(), v < 0 ? uint64_t(0) - uint64_t(v) : uint64_t(v), v < 0);
-  log_->end_field();
-  return *this;
-}
-
 Event& Event::boolean(std::string_view key, bool v) {
   if (log_) log_->add_field(key, v ? "true" : "false");
   return *this;

@@ -31,7 +31,6 @@ class Event {
   explicit operator bool() const { return log_ != nullptr; }
 
   Event& u64(std::string_view key, uint64_t v);
-  Event& i64(std::string_view key, int64_t v);
   Event& boolean(std::string_view key, bool v);
   Event& str(std::string_view key, std::string_view v);
   Event& hex(std::string_view key, uint64_t v);           // "0x1f" (a string: JSON has no hex)
