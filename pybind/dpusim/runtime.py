@@ -101,6 +101,8 @@ class Task(Future):
         self.name = name
         self._cancel_pending = False
         sim._call_soon(self._step, None, None)
+        if sim.observer is not None:
+            sim.observer.task_spawned(self)
 
     def cancel(self):
         """Throws Cancelled into the task at its next step."""
@@ -120,6 +122,8 @@ class Task(Future):
         if self.done:
             return
         sim = self._sim
+        if sim.observer is not None:
+            sim.observer.task_running(self)
         sim._current = self
         try:
             if exc is not None:
@@ -140,6 +144,8 @@ class Task(Future):
             return
         finally:
             sim._current = None
+            if self.done and sim.observer is not None:
+                sim.observer.task_done(self)
         if not isinstance(yielded, Future):
             self._sim._call_soon(
                 self._step, None,
@@ -147,6 +153,8 @@ class Task(Future):
                           "(asyncio objects keep wall-clock time and cannot run here)"))
             return
         yielded.add_done_callback(self._wakeup)
+        if sim.observer is not None:
+            sim.observer.task_waits(self, yielded)
 
 
 async def _await(fut):
@@ -174,6 +182,8 @@ class Sim:
         self._unhandled_error = None
         self._current = None
         self._tasks = []
+        # Sees each task spawn, run, wait and end (dpusim.trace); None unless the run is traced.
+        self.observer = None
         self.host = Host(self)
         self.faults = Faults(self)
         from dpusim.net import Net
