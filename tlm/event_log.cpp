@@ -277,9 +277,22 @@ std::string_view EventView::raw(size_t i) const {
 }
 
 std::string_view EventView::raw(std::string_view k) const {
-  for (size_t i = 0; i < size(); ++i)
-    if (key(i) == k) return raw(i);
+  // The fields are sorted by key when the event is committed.
+  size_t lo = 0, hi = size();
+  while (lo < hi) {
+    const size_t mid = (lo + hi) / 2;
+    const int c = key(mid).compare(k);
+    if (c == 0) return raw(mid);
+    if (c < 0) lo = mid + 1;
+    else hi = mid;
+  }
   return {};
+}
+
+std::string_view EventView::str(std::string_view k) const {
+  const std::string_view v = raw(k);
+  if (v.size() >= 2 && v.front() == '"' && v.find('\\') == std::string_view::npos) return v.substr(1, v.size() - 2);
+  return v;
 }
 
 uint64_t EventView::u64(std::string_view k, uint64_t fallback) const {
@@ -360,6 +373,16 @@ void EventLog::remove_watcher(uint64_t id) {
 }
 
 void EventLog::append_json_string(std::string& out, std::string_view s) {
+  // Most strings (keys, names, messages) need no escape: copied in one go.
+  size_t plain = 0;
+  while (plain < s.size() && static_cast<unsigned char>(s[plain]) >= 0x20 && s[plain] != '"' && s[plain] != '\\')
+    ++plain;
+  if (plain == s.size()) {
+    out.push_back('"');
+    out.append(s);
+    out.push_back('"');
+    return;
+  }
   const char* digits = kHexDigits;
   out.push_back('"');
   for (unsigned char c : s) {

@@ -44,6 +44,9 @@ class EventView {
   uint64_t u64(std::string_view key, uint64_t fallback = 0) const;
   // A field as text: a JSON string decoded, any other value as written ("true", "12").
   std::string text(std::string_view key) const;
+  // The same without a copy, for strings without escapes (a TLP's type, a BDF); a string with
+  // escapes comes back encoded, quotes included.
+  std::string_view str(std::string_view key) const;
   // Appends the fields other than time_ps, path and event as one JSON object.
   void append_args(std::string& out) const;
 

@@ -45,8 +45,9 @@ class TraceTemplate {
 
 enum class TraceKind {
   Instant,  // a point named `name` on the track
-  Begin,    // opens a slice named `name` on the track, under `key`
-  End,      // closes the slice open under `key` (its track and name are the Begin's)
+  Begin,    // opens a slice named `name` on the track under `key` (ending the one open under
+            // that key, if any, at this time)
+  End,      // closes the slice open under `key`, if any (its track and name are the Begin's)
   State,    // the track is in state `name` from this event until its next State event
   Span,     // a whole slice from the time in field `from` to the time in field `to` (ps)
   Ignore,   // not in the trace (the event is shown some other way)

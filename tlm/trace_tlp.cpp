@@ -12,6 +12,7 @@
 // with an error status. A request that a completion timeout ends is closed there; one still
 // open at the end of the run is closed then, marked "completion": "none".
 #include <algorithm>
+#include <array>
 #include <optional>
 #include <unordered_map>
 
@@ -25,10 +26,14 @@ namespace dpusim::pcie {
 namespace {
 
 std::optional<tlp::Type> type_named(std::string_view name) {
-  for (int i = 0; i <= static_cast<int>(tlp::Type::CplDLk); ++i) {
-    const auto t = static_cast<tlp::Type>(i);
-    if (name == tlp::type_name(t)) return t;
-  }
+  constexpr int kTypes = static_cast<int>(tlp::Type::CplDLk) + 1;
+  static const auto names = [] {
+    std::array<std::string_view, kTypes> n;
+    for (int i = 0; i < kTypes; ++i) n[size_t(i)] = tlp::type_name(static_cast<tlp::Type>(i));
+    return n;
+  }();
+  for (int i = 0; i < kTypes; ++i)
+    if (names[size_t(i)] == name) return static_cast<tlp::Type>(i);
   return std::nullopt;
 }
 
@@ -46,9 +51,8 @@ class TlpTrace : public TraceHandler {
  public:
   void on_event(const EventView& e, TraceWriter& out) override {
     if (e.name() == "cpl_timeout") return timed_out(e, out);
-    const std::string type = e.text("type");
+    const std::string_view type = e.str("type"), dir = e.str("dir"), requester = e.str("requester");
     const auto t = type_named(type);
-    const std::string dir = e.text("dir");
     const uint64_t tx = e.u64("tx_ps"), rx = e.u64("rx_ps"), serial = e.u64("tlp");
     const bool duplicate = e.raw("duplicate") == "true";
     args_.clear();
@@ -66,7 +70,7 @@ class TlpTrace : public TraceHandler {
         last_hop_.emplace(serial, Hop{lane, tx});
       }
     }
-    key_ = e.text("requester");
+    key_.assign(requester);
     key_.push_back('/');
     key_.append(e.raw("tag"));
     if (tlp::is_non_posted(*t) && first && !duplicate) {
@@ -75,14 +79,15 @@ class TlpTrace : public TraceHandler {
         end_request(old->second, tx, "{\"completion\":\"none\",\"tag_reused\":true}", lane, tx, false, out);
         open_.erase(old);
       }
-      open_.emplace(key_, Request{std::string(e.path()), dir, type, e.text("requester"), args_, lane, tx, e.time_ps()});
+      open_.emplace(key_, Request{std::string(e.path()), std::string(dir), std::string(type), std::string(requester),
+                                  args_, lane, tx, e.time_ps()});
       return;
     }
     if (!tlp::is_completion(*t)) return;
     auto req = open_.find(key_);
     if (req == open_.end() || req->second.link != e.path() || req->second.dir == dir) return;
     const bool with_data = *t == tlp::Type::CplD || *t == tlp::Type::CplDLk;
-    const std::string status = e.text("status");
+    const std::string_view status = e.str("status");
     const uint64_t carried = e.u64("len") * 4 - (hex_field(e, "lower_addr") & 3);
     if (with_data && status == "SC" && e.u64("byte_count") > carried) return;  // more to come
     std::string end = "{\"completion\":";
@@ -110,7 +115,7 @@ class TlpTrace : public TraceHandler {
     uint64_t tx_ps, issued_ps;
   };
 
-  uint32_t link_track(std::string_view link, const std::string& dir, TraceWriter& out) {
+  uint32_t link_track(std::string_view link, std::string_view dir, TraceWriter& out) {
     name_.assign(link);
     name_.push_back(' ');
     name_.append(dir);

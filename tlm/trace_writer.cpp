@@ -115,19 +115,26 @@ const TraceWriter::Lane& TraceWriter::add_lane(Track& t) {
 
 TraceWriter::Rec& TraceWriter::begin_record(uint64_t ts, uint64_t dur, uint8_t rank, std::string_view ph,
                                             TraceLane at) {
-  recs_.push_back(Rec{ts, dur, rank, recs_.size(), arena_.size(), 0});
-  arena_.append("{\"ph\":\"");
-  arena_.append(ph);
-  arena_.push_back('"');
-  append_pid_tid(arena_, at);
-  arena_.append(",\"ts\":");
-  append_us(arena_, ts);
+  // Records are written into 1 MiB chunks: growing one string would copy them all, again and
+  // again.
+  if (chunks_.empty() || chunks_.back().size() >= kChunkBytes) {
+    chunks_.emplace_back();
+    chunks_.back().reserve(kChunkBytes + kChunkBytes / 4);
+    arena_ = &chunks_.back();
+  }
+  recs_.push_back(Rec{ts, dur, rank, recs_.size(), uint32_t(chunks_.size() - 1), arena_->size(), 0});
+  arena_->append("{\"ph\":\"");
+  arena_->append(ph);
+  arena_->push_back('"');
+  append_pid_tid(*arena_, at);
+  arena_->append(",\"ts\":");
+  append_us(*arena_, ts);
   return recs_.back();
 }
 
 void TraceWriter::end_record(Rec& r) {
-  arena_.push_back('}');
-  r.len = arena_.size() - r.off;
+  arena_->push_back('}');
+  r.len = arena_->size() - r.off;
 }
 
 TraceLane TraceWriter::slice(uint32_t track, uint64_t begin_ps, uint64_t end_ps, std::string_view name,
@@ -143,11 +150,11 @@ TraceLane TraceWriter::slice(uint32_t track, uint64_t begin_ps, uint64_t end_ps,
   l.busy_until = std::max(l.busy_until, end_ps);
   const TraceLane at{t.pid, l.tid};
   Rec& r = begin_record(begin_ps, end_ps - begin_ps, 1, "X", at);
-  arena_.append(",\"dur\":");
-  append_us(arena_, end_ps - begin_ps);
-  append_name_cat(arena_, name, cat);
-  arena_.append(",\"args\":");
-  arena_.append(args.empty() ? std::string_view("{}") : args);
+  arena_->append(",\"dur\":");
+  append_us(*arena_, end_ps - begin_ps);
+  append_name_cat(*arena_, name, cat);
+  arena_->append(",\"args\":");
+  arena_->append(args.empty() ? std::string_view("{}") : args);
   end_record(r);
   return at;
 }
@@ -156,10 +163,10 @@ void TraceWriter::instant(uint32_t track, uint64_t ps, std::string_view name, st
                           std::string_view args) {
   const Track& t = tracks_[track];
   Rec& r = begin_record(ps, 0, 2, "i", TraceLane{t.pid, t.lanes[0].tid});
-  arena_.append(",\"s\":\"t\"");
-  append_name_cat(arena_, name, cat);
-  arena_.append(",\"args\":");
-  arena_.append(args.empty() ? std::string_view("{}") : args);
+  arena_->append(",\"s\":\"t\"");
+  append_name_cat(*arena_, name, cat);
+  arena_->append(",\"args\":");
+  arena_->append(args.empty() ? std::string_view("{}") : args);
   end_record(r);
 }
 
@@ -167,14 +174,14 @@ void TraceWriter::flow(TraceLane from, uint64_t from_ps, TraceLane to, uint64_t 
                        std::string_view cat) {
   const uint64_t id = next_flow_++;
   Rec& s = begin_record(from_ps, 0, 3, "s", from);
-  arena_.append(",\"id\":");
-  append_uint(arena_, id);
-  append_name_cat(arena_, name, cat);
+  arena_->append(",\"id\":");
+  append_uint(*arena_, id);
+  append_name_cat(*arena_, name, cat);
   end_record(s);
   Rec& f = begin_record(to_ps, 0, 3, "f", to);
-  arena_.append(",\"bp\":\"e\",\"id\":");
-  append_uint(arena_, id);
-  append_name_cat(arena_, name, cat);
+  arena_->append(",\"bp\":\"e\",\"id\":");
+  append_uint(*arena_, id);
+  append_name_cat(*arena_, name, cat);
   end_record(f);
 }
 
@@ -246,7 +253,7 @@ void TraceWriter::apply(const TraceRules::Compiled& c, const EventView& e) {
       const std::string key = key_;
       const uint32_t t = target();
       if (auto it = open_.find(key); it != open_.end()) {
-        close(it->second, e.time_ps(), "{\"superseded\":true}");
+        close(it->second, e.time_ps(), {});
         open_.erase(it);
       }
       open_.emplace(key, Open{t, e.time_ps(), name_, std::string(cat), args_, r.lanes});
@@ -256,12 +263,7 @@ void TraceWriter::apply(const TraceRules::Compiled& c, const EventView& e) {
       key_.clear();
       c.key.render(e, key_);
       auto it = open_.find(std::string_view(key_));
-      if (it == open_.end()) {
-        // An end without its begin (the begin came before a sink was attached, or never): shown
-        // as what it is rather than dropped.
-        default_instant(e);
-        return;
-      }
+      if (it == open_.end()) return;
       const Open o = std::move(it->second);
       open_.erase(it);
       close(o, e.time_ps(), args_);
@@ -301,7 +303,7 @@ void TraceWriter::emit(Out&& out) const {
   out(std::string_view(meta_));
   std::string chunk;
   for (size_t i = 0; i < recs_.size(); ++i) {
-    chunk.append(std::string_view(arena_).substr(recs_[i].off, recs_[i].len));
+    chunk.append(std::string_view(chunks_[recs_[i].chunk]).substr(recs_[i].off, recs_[i].len));
     chunk.append(i + 1 < recs_.size() ? ",\n" : "\n");
     if (chunk.size() >= (64u << 10)) {
       out(std::string_view(chunk));

@@ -88,8 +88,11 @@ class TraceWriter : public EventSink {
   struct Rec {
     uint64_t ts, dur;
     uint8_t rank;  // at one time: slices (longest first), then instants, then flows
-    uint64_t seq, off, len;
+    uint64_t seq;
+    uint32_t chunk;  // where its text is: chunks_[chunk], from off, len bytes
+    uint64_t off, len;
   };
+  static constexpr size_t kChunkBytes = 1 << 20;
 
   void apply(const TraceRules::Compiled& c, const EventView& e);
   const Lane& add_lane(Track& t);
@@ -107,7 +110,8 @@ class TraceWriter : public EventSink {
   std::map<std::string, Open, std::less<>> open_;  // Begin slices by key
   std::map<uint32_t, Open> states_;                // by track
   std::string meta_;   // metadata records, in order of creation
-  std::string arena_;  // record texts
+  std::vector<std::string> chunks_;  // record texts
+  std::string* arena_ = nullptr;     // the chunk being written
   std::vector<Rec> recs_;
   uint32_t next_tid_ = 1;
   uint64_t next_flow_ = 1;

@@ -40,7 +40,7 @@ def histogram(series, width=660, height=230):
     logs = {n: [math.log10(v) for v in series[n] if v > 0] for n in names}
     positive = [x for l in logs.values() for x in l] or [0.0]
     lo = math.floor(min(positive) * BINS_PER_DECADE) / BINS_PER_DECADE
-    hi = max(math.ceil(max(positive) * BINS_PER_DECADE) / BINS_PER_DECADE, lo + 1)
+    hi = max((math.floor(max(positive) * BINS_PER_DECADE) + 1) / BINS_PER_DECADE, lo + 1)
     zero_bin = any(zeros.values())
     nbins = round((hi - lo) * BINS_PER_DECADE) + zero_bin
     counts = {n: [0] * nbins for n in names}

@@ -122,8 +122,6 @@ class Task(Future):
         if self.done:
             return
         sim = self._sim
-        if sim.observer is not None:
-            sim.observer.task_running(self)
         sim._current = self
         try:
             if exc is not None:
@@ -182,7 +180,7 @@ class Sim:
         self._unhandled_error = None
         self._current = None
         self._tasks = []
-        # Sees each task spawn, run, wait and end (dpusim.trace); None unless the run is traced.
+        # Sees each task spawn, wait and end (dpusim.trace); None unless the run is traced.
         self.observer = None
         self.host = Host(self)
         self.faults = Faults(self)

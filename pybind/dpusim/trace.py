@@ -2,63 +2,45 @@
 
 The platform turns its own event stream into tracks and slices; what only Python knows, its
 tasks (the host CPU's work: a driver's probe, an IRQ thread, the scenario itself), reaches
-the trace here as sink-only events (`platform.trace_event`: the event log and its hash stay as
+the trace here as sink-only events (`platform.trace_task`: the event log and its hash stay as
 they are), with the rules that place them:
 
   - a task is a slice on its own track ("host" / "<name> #<n>", n in spawn order) from its
     spawn to its end, and every await inside it a nested slice named by what it waits for
-    ("sleep(100000000)", "config_read 03:00.0 0x10", "event {...}");
+    ("sleep(100000000)", "config_read 03:00.0+0x10", "event {...}"). A task runs in no
+    simulated time between two awaits, so a wait ends where the task's next wait (or its end)
+    begins: one event per await.
   - the drivers' `virtio_net` steps are instants on "host" / "virtio_net".
 """
-import json
-
 TASK_RULES = [
     {"event": "task_spawn", "kind": "begin", "key": "task/{task}", "process": "host",
      "thread": "{name} #{task}", "name": "{name}", "lanes": False, "category": "task"},
-    {"event": "task_end", "kind": "end", "key": "task/{task}"},
+    # A wait begun under the key of the task's previous wait ends that one.
     {"event": "task_wait", "kind": "begin", "key": "wait/{task}", "process": "host",
      "thread": "{name} #{task}", "name": "{what}", "lanes": False, "category": "task"},
-    {"event": "task_resume", "kind": "end", "key": "wait/{task}"},
+    {"event": "task_end", "kind": "end", "key": "wait/{task}"},
+    {"event": "task_end", "kind": "end", "key": "task/{task}"},
     {"event": "virtio_net", "kind": "instant", "process": "host", "thread": "virtio_net",
      "name": "{bdf} {step}"},
 ]
-
-PATH = "host.tasks"
-
-
-def _enc(v):
-    return json.dumps(v, ensure_ascii=False, separators=(",", ":"))
-
 
 class TaskTracer:
     """The runtime's observer (Sim.observer): each task's life and waits as trace events."""
 
     def __init__(self, sim):
-        self._p = sim.platform
-        self._ids = {}      # task -> its number, in spawn order
-        self._waiting = set()
-
-    def _event(self, name, task, **fields):
-        pairs = [("task", _enc(self._ids[task])), ("name", _enc(task.name))]
-        pairs += [(k, _enc(v)) for k, v in fields.items()]
-        self._p.trace_event(PATH, name, pairs)
+        self._event = sim.platform.trace_task
+        self._ids = {}  # task -> its number, in spawn order (looked up, never iterated)
 
     def task_spawned(self, task):
-        self._ids[task] = len(self._ids) + 1
-        self._event("task_spawn", task)
-
-    def task_running(self, task):
-        if task in self._waiting:
-            self._waiting.discard(task)
-            self._event("task_resume", task)
+        self._ids[task] = n = len(self._ids) + 1
+        self._event("task_spawn", n, task.name, "", "")
 
     def task_waits(self, task, fut):
-        self._waiting.add(task)
-        self._event("task_wait", task, what=fut.label or type(fut).__name__)
+        self._event("task_wait", self._ids[task], task.name, "what", fut.label or type(fut).__name__)
 
     def task_done(self, task):
         outcome = "cancelled" if task._cancel_pending else ("raised" if task._exc is not None else "returned")
-        self._event("task_end", task, outcome=outcome)
+        self._event("task_end", self._ids[task], task.name, "outcome", outcome)
 
 
 def trace_host_tasks(sim):
