@@ -113,7 +113,7 @@ const TraceWriter::Lane& TraceWriter::add_lane(Track& t) {
   return t.lanes.back();
 }
 
-TraceWriter::Rec& TraceWriter::begin_record(uint64_t ts, uint64_t dur, uint8_t rank, std::string_view ph,
+TraceWriter::Rec& TraceWriter::begin_record(uint64_t ts, uint64_t key, uint8_t rank, std::string_view ph,
                                             TraceLane at) {
   // Records are written into 1 MiB chunks: growing one string would copy them all, again and
   // again.
@@ -122,7 +122,7 @@ TraceWriter::Rec& TraceWriter::begin_record(uint64_t ts, uint64_t dur, uint8_t r
     chunks_.back().reserve(kChunkBytes + kChunkBytes / 4);
     arena_ = &chunks_.back();
   }
-  recs_.push_back(Rec{ts, dur, rank, recs_.size(), uint32_t(chunks_.size() - 1), arena_->size(), 0});
+  recs_.push_back(Rec{ts, key, rank, recs_.size(), uint32_t(chunks_.size() - 1), arena_->size(), 0});
   arena_->append("{\"ph\":\"");
   arena_->append(ph);
   arena_->push_back('"');
@@ -149,20 +149,29 @@ TraceLane TraceWriter::slice(uint32_t track, uint64_t begin_ps, uint64_t end_ps,
   Lane& l = t.lanes[lane];
   l.busy_until = std::max(l.busy_until, end_ps);
   const TraceLane at{t.pid, l.tid};
-  Rec& r = begin_record(begin_ps, end_ps - begin_ps, 1, "X", at);
-  arena_->append(",\"dur\":");
-  append_us(*arena_, end_ps - begin_ps);
+  // A slice with a length is a B/E pair: its end and the next slice's begin are then one
+  // number each, which no viewer's rounding (ts and dur to nanoseconds, or in floating
+  // point) can make overlap. A slice of no length is an X of dur 0.
+  const bool pair = end_ps > begin_ps;
+  Rec& r = begin_record(begin_ps, pair ? end_ps - begin_ps : 0, pair ? kBegin : kPoint, pair ? "B" : "X", at);
+  if (!pair) arena_->append(",\"dur\":0.000000");
   append_name_cat(*arena_, name, cat);
   arena_->append(",\"args\":");
   arena_->append(args.empty() ? std::string_view("{}") : args);
   end_record(r);
+  if (pair) {
+    // The end names its slice too: viewers that match ends by name (speedscope) need it.
+    Rec& e = begin_record(end_ps, begin_ps, kEnd, "E", at);
+    append_name_cat(*arena_, name, cat);
+    end_record(e);
+  }
   return at;
 }
 
 void TraceWriter::instant(uint32_t track, uint64_t ps, std::string_view name, std::string_view cat,
                           std::string_view args) {
   const Track& t = tracks_[track];
-  Rec& r = begin_record(ps, 0, 2, "i", TraceLane{t.pid, t.lanes[0].tid});
+  Rec& r = begin_record(ps, 0, kInstant, "i", TraceLane{t.pid, t.lanes[0].tid});
   arena_->append(",\"s\":\"t\"");
   append_name_cat(*arena_, name, cat);
   arena_->append(",\"args\":");
@@ -173,12 +182,12 @@ void TraceWriter::instant(uint32_t track, uint64_t ps, std::string_view name, st
 void TraceWriter::flow(TraceLane from, uint64_t from_ps, TraceLane to, uint64_t to_ps, std::string_view name,
                        std::string_view cat) {
   const uint64_t id = next_flow_++;
-  Rec& s = begin_record(from_ps, 0, 3, "s", from);
+  Rec& s = begin_record(from_ps, 0, kFlow, "s", from);
   arena_->append(",\"id\":");
   append_uint(*arena_, id);
   append_name_cat(*arena_, name, cat);
   end_record(s);
-  Rec& f = begin_record(to_ps, 0, 3, "f", to);
+  Rec& f = begin_record(to_ps, 0, kFlow, "f", to);
   arena_->append(",\"bp\":\"e\",\"id\":");
   append_uint(*arena_, id);
   append_name_cat(*arena_, name, cat);
@@ -286,13 +295,16 @@ void TraceWriter::finish(uint64_t end_ps) {
   open_.clear();
   for (const auto& [t, o] : states_) close(o, end_ps, "{\"open_at_end\":true}");
   states_.clear();
+  // At one time, per thread: the ends of slices, innermost (latest begun) first; then slices
+  // of no length; then begins, outermost (longest) first; then instants and flows (which bind
+  // to the slice open at their time). Equal slices: the one closed last encloses the other (a
+  // nested producer closes inner slices first).
   std::sort(recs_.begin(), recs_.end(), [](const Rec& a, const Rec& b) {
     if (a.ts != b.ts) return a.ts < b.ts;
     if (a.rank != b.rank) return a.rank < b.rank;
-    if (a.dur != b.dur) return a.dur > b.dur;
-    // Equal slices: the one closed last encloses the other (a nested producer closes inner
-    // slices first); everything else keeps the order it was recorded in.
-    return a.rank == 1 ? a.seq > b.seq : a.seq < b.seq;
+    if (a.key != b.key) return a.key > b.key;
+    if (a.rank == kBegin) return a.seq > b.seq;
+    return a.seq < b.seq;
   });
   finished_ = true;
 }

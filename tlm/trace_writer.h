@@ -5,11 +5,12 @@
 //
 // What it writes (the Trace Event Format document of the Chromium project): one object with
 // "traceEvents": metadata events "M" naming each process and thread (process_name,
-// thread_name, and their sort indexes), complete slices "X" (ts, dur), thread-scoped instants
-// "i", and flow events "s"/"f" (an id; the "f" binds to the slice enclosing it, "bp":"e").
-// `ts` and `dur` are simulated microseconds written exactly, time_ps / 10^6 with six decimals,
-// so that no two times the simulation tells apart collapse into one. Nothing depends on
-// pointers, the wall clock or hash order: the same event stream gives the same bytes.
+// thread_name, and their sort indexes), slices as "B"/"E" pairs (a slice of no length as an
+// "X" with dur 0), thread-scoped instants "i", and flow events "s"/"f" (an id; the "f" binds
+// to the slice enclosing it, "bp":"e"). `ts` is simulated microseconds written exactly,
+// time_ps / 10^6 with six decimals, so that no two times the simulation tells apart collapse
+// into one. Records are ordered by time (finish()); nothing depends on pointers, the wall
+// clock or hash order: the same event stream gives the same bytes.
 //
 // Slices of one track never overlap unless nested: a slice that would overlap an earlier one
 // without nesting goes to the track's next lane, its own thread named "<thread> (2)" and so on.
@@ -85,9 +86,12 @@ class TraceWriter : public EventSink {
     std::string name, cat, args;
     bool lanes;
   };
+  // Order of records at one time (see finish()).
+  enum Rank : uint8_t { kEnd, kPoint, kBegin, kInstant, kFlow };
   struct Rec {
-    uint64_t ts, dur;
-    uint8_t rank;  // at one time: slices (longest first), then instants, then flows
+    uint64_t ts;
+    uint64_t key;  // an end: its slice's begin; a begin: its slice's length
+    uint8_t rank;
     uint64_t seq;
     uint32_t chunk;  // where its text is: chunks_[chunk], from off, len bytes
     uint64_t off, len;
@@ -97,7 +101,7 @@ class TraceWriter : public EventSink {
   void apply(const TraceRules::Compiled& c, const EventView& e);
   const Lane& add_lane(Track& t);
   void close(const Open& o, uint64_t end_ps, std::string_view end_args);
-  Rec& begin_record(uint64_t ts, uint64_t dur, uint8_t rank, std::string_view ph, TraceLane at);
+  Rec& begin_record(uint64_t ts, uint64_t key, uint8_t rank, std::string_view ph, TraceLane at);
   void end_record(Rec& r);
   template <typename Out>
   void emit(Out&& out) const;

@@ -40,11 +40,35 @@ def names(trace):
 
 
 def slices_by_track(trace):
+    """{(pid, tid): [(begin ps, end ps, the B or X event)]}. B/E pairs are matched in file
+    order, an E closing its thread's latest open B, so the file must already nest them."""
     out = collections.defaultdict(list)
+    opened = collections.defaultdict(list)
+    last = Decimal(0)
     for e in trace:
-        if e["ph"] == "X":
-            out[(e["pid"], e["tid"])].append((ps(e["ts"]), ps(e["ts"]) + ps(e["dur"]), e))
+        if e["ph"] == "M":
+            continue
+        assert e["ts"] >= last, f"not in time order at {e}"
+        last = e["ts"]
+        k = (e["pid"], e["tid"])
+        if e["ph"] == "B":
+            opened[k].append(e)
+        elif e["ph"] == "E":
+            assert opened[k], f"{k}: an end without a begin at {e['ts']}"
+            b = opened[k].pop()
+            assert e["ts"] > b["ts"] and e["name"] == b["name"], f"{k}: {e} does not end {b}"
+            out[k].append((ps(b["ts"]), ps(e["ts"]), b))
+        elif e["ph"] == "X":
+            assert e["dur"] == 0  # slices with a length are B/E pairs
+            out[k].append((ps(e["ts"]), ps(e["ts"]), e))
+    assert not any(opened.values()), "slices left open"
     return out
+
+
+def slices(trace):
+    """Every slice as (track name, name, begin ps, length ps, the B or X event)."""
+    track = names(trace)
+    return [(track[k], e["name"], b, end - b, e) for k, v in slices_by_track(trace).items() for b, end, e in v]
 
 
 def check_nesting(by_track):
@@ -104,17 +128,17 @@ def test_times_are_exact_microseconds_with_six_decimals(default_run):
     times = re.findall(r'"(?:ts|dur)":([0-9.eE+-]+)', text)
     assert times and all(re.fullmatch(r"\d+\.\d{6}", t) for t in times)
     trace = load_trace(base / "traced" / "trace.json")
-    hops = [e for e in trace if e["ph"] == "X" and e["cat"] == "tlp" and "end" not in e["args"]]
+    hops = [(b, d, e) for t, _, b, d, e in slices(trace) if t.startswith("PCIe links/") and e["cat"] == "tlp"]
     events = [e for e in load_events(base / "traced" / "events.jsonl") if e["event"] == "tlp"]
     assert len(hops) == len(events) == 8006  # 5614 TLPs, some crossing two links
-    for e in hops:  # a hop is its TLP's time on the link: tx_ps to rx_ps
-        assert ps(e["ts"]) == e["args"]["tx_ps"] and ps(e["ts"]) + ps(e["dur"]) == e["args"]["rx_ps"]
+    for b, d, e in hops:  # a hop is its TLP's time on the link: tx_ps to rx_ps
+        assert b == e["args"]["tx_ps"] and b + d == e["args"]["rx_ps"]
 
 
 def test_slices_nest_and_flows_pair(default_run):
     base, *_ = default_run
     trace = load_trace(base / "traced" / "trace.json")
-    assert {e["ph"] for e in trace} == {"M", "X", "i", "s", "f"}
+    assert {e["ph"] for e in trace} == {"M", "B", "E", "X", "i", "s", "f"}
     by_track = slices_by_track(trace)
     check_nesting(by_track)
     flows = check_flows(trace, by_track)
@@ -143,12 +167,11 @@ def test_round_trips_match_the_log(default_run):
     base, *_ = default_run
     trace = load_trace(base / "traced" / "trace.json")
     events = load_events(base / "traced" / "events.jsonl")
-    track = names(trace)
     got = collections.defaultdict(list)
-    for e in trace:
-        if e["ph"] == "X" and track[(e["pid"], e["tid"])].startswith("PCIe requests/"):
-            got[e["name"]].append(ps(e["dur"]))
-            assert e["args"]["end"]["latency_ps"] == ps(e["dur"])
+    for t, name, _, d, e in slices(trace):
+        if t.startswith("PCIe requests/"):
+            got[name].append(d)
+            assert e["args"]["end"]["latency_ps"] == d
     want = tlp_round_trips(events)
     assert {k: sorted(v) for k, v in got.items()} == {k: sorted(v) for k, v in want.items()}
 
@@ -158,31 +181,30 @@ def test_work_items_log_lines_msis_and_states(default_run):
     trace = load_trace(base / "traced" / "trace.json")
     events = load_events(base / "traced" / "events.jsonl")
     track = names(trace)
-    on = collections.defaultdict(list)
+    on = collections.defaultdict(list)  # track (lanes merged) -> [(name, begin, length, event)]
+    for t, name, b, d, e in slices(trace):
+        on[t.split(" (")[0]].append((name, b, d, e))
+    marks = collections.defaultdict(list)
     for e in trace:
-        if e["ph"] in ("X", "i"):
-            on[track[(e["pid"], e["tid"])].split(" (")[0]].append(e)
+        if e["ph"] == "i":
+            marks[track[(e["pid"], e["tid"])]].append(e)
     run_ps, wait_ps = work_items(events)
-    worker = [e for e in on["vnet/worker"] if e["ph"] == "X"]
-    assert sorted((e["name"], ps(e["dur"])) for e in worker) == sorted(
-        (t, d) for t, ds in run_ps.items() for d in ds)
-    assert {e["args"]["ep"] for e in worker} == {0, 1, 2, 3}  # the controller of each item
-    queue = [e for e in on["vnet/workqueue"] if e["ph"] == "X"]
-    assert sorted(ps(e["dur"]) for e in queue) == sorted(d for ds in wait_ps.values() for d in ds)
+    worker = on["vnet/worker"]
+    assert sorted((n, d) for n, _, d, _ in worker) == sorted((t, d) for t, ds in run_ps.items() for d in ds)
+    assert {e["args"]["ep"] for *_, e in worker} == {0, 1, 2, 3}  # the controller of each item
+    assert sorted(d for _, _, d, _ in on["vnet/workqueue"]) == sorted(d for ds in wait_ps.values() for d in ds)
     logs = [e for e in trace if e["ph"] == "i" and e["cat"] == "log"]
     assert len(logs) == sum(1 for e in events if e["event"] == "log") == 496
-    assert [e["name"] for e in on["vnet/mq0"] if e["ph"] == "i"][0] == \
-        "MQ start thread waiting for semaphore slot (max 2 concurrent)..."
-    mq = [e for e in on["vnet/mq0"] if e["ph"] == "X"]
-    assert [e["name"] for e in mq] == ["MQ start QPs 0->4 ep0"]
-    assert len([e for e in on["host/MSI"]]) == sum(1 for e in events if e["event"] == "msi") == 64
+    assert marks["vnet/mq0"][0]["name"] == "MQ start thread waiting for semaphore slot (max 2 concurrent)..."
+    assert [n for n, *_ in on["vnet/mq0"]] == ["MQ start QPs 0->4 ep0"]
+    assert len(marks["host/MSI"]) == sum(1 for e in events if e["event"] == "msi") == 64
     # A virtqueue's states follow each other without a gap, the last open at the end.
-    vq = sorted((e for e in on["ep0/vq2"] if e["ph"] == "X"), key=lambda e: e["ts"])
-    assert [e["name"] for e in vq][:3] == ["CREATED", "CONFIGURED", "STARTED"]
-    assert all(ps(a["ts"]) + ps(a["dur"]) == ps(b["ts"]) for a, b in zip(vq, vq[1:]))
-    assert vq[-1]["args"]["end"] == {"open_at_end": True}
-    pe1 = [e for e in on["vnet/main"] if e["ph"] == "X"]
-    assert pe1 and all(ps(e["dur"]) in (2000000, 1000000, 500000) for e in pe1)
+    vq = sorted(on["ep0/vq2"], key=lambda s: s[1])
+    assert [n for n, *_ in vq][:3] == ["CREATED", "CONFIGURED", "STARTED"]
+    assert all(a[1] + a[2] == b[1] for a, b in zip(vq, vq[1:]))
+    assert vq[-1][3]["args"]["end"] == {"open_at_end": True}
+    pe1 = on["vnet/main"]
+    assert pe1 and {d for _, _, d, _ in pe1} <= {2000000, 1000000, 500000}
 
 
 def test_host_tasks_nest_their_waits(tmp_path):
@@ -196,19 +218,18 @@ def test_host_tasks_nest_their_waits(tmp_path):
     res = run(scenario, {"topology": {"endpoints": 1}}, out=str(tmp_path), trace=True)
     assert res.ok, res.describe()
     trace = load_trace(tmp_path / "trace.json")
-    track = names(trace)
     by = collections.defaultdict(list)
-    for e in trace:
-        if e["ph"] == "X" and track[(e["pid"], e["tid"])].startswith("host/"):
-            by[track[(e["pid"], e["tid"])]].append((e["name"], ps(e["ts"]), ps(e["dur"])))
+    for t, name, b, d, _ in slices(trace):
+        if t.startswith("host/"):
+            by[t].append((name, b, d))
     # Each task's life, and inside it what it waited for (a config read: 105.397 ns here).
     assert sorted(by["host/w1 #2"]) == [("config_read 00:00.0+0x0", 1000, 105397), ("sleep(1000)", 0, 1000),
                                         ("w1", 0, 106397)]
     assert sorted(by["host/w2 #3"]) == [("config_read 00:00.0+0x0", 2000, 105397), ("sleep(2000)", 0, 2000),
                                         ("w2", 0, 107397)]
     assert sorted(by["host/scenario #1"]) == [("gather", 0, 107397), ("scenario", 0, 107397)]
-    # Equal slices: the enclosing task comes first, so a viewer nests the wait inside it.
-    order = [e["name"] for e in trace if e["ph"] == "X" and e["name"] in ("scenario", "gather")]
+    # Equal slices: the enclosing task begins first, so a viewer nests the wait inside it.
+    order = [e["name"] for e in trace if e["ph"] == "B" and e["name"] in ("scenario", "gather")]
     assert order == ["scenario", "gather"]
     check_nesting(slices_by_track(trace))
 

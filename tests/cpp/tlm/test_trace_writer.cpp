@@ -128,13 +128,18 @@ TEST(TraceWriter, RulesMakeSlicesStatesSpansAndInstants) {
   log.event(2500000, "host", "something").str("what", "else");
   w.finish(4000000);
   const auto recs = records(w);
+  // Slices are B/E pairs; at one time an end comes before the next begin on the thread.
   const std::vector<std::string> want = {
-      R"({"ph":"X","pid":2,"tid":2,"ts":0.000000,"dur":2.000000,"name":"CREATED","cat":"vq_state","args":{"state":"CREATED","vq":2}})",
-      R"({"ph":"X","pid":1,"tid":1,"ts":1.000000,"dur":2.500000,"name":"START","cat":"work","args":{"item":1,"type":"START","end":{"item":1,"type":"START"}}})",
-      R"({"ph":"X","pid":2,"tid":2,"ts":2.000000,"dur":2.000000,"name":"STARTED","cat":"vq_state","args":{"state":"STARTED","vq":2,"end":{"open_at_end":true}}})",
+      R"({"ph":"B","pid":2,"tid":2,"ts":0.000000,"name":"CREATED","cat":"vq_state","args":{"state":"CREATED","vq":2}})",
+      R"({"ph":"B","pid":1,"tid":1,"ts":1.000000,"name":"START","cat":"work","args":{"item":1,"type":"START","end":{"item":1,"type":"START"}}})",
+      R"({"ph":"E","pid":2,"tid":2,"ts":2.000000,"name":"CREATED","cat":"vq_state"})",
+      R"({"ph":"B","pid":2,"tid":2,"ts":2.000000,"name":"STARTED","cat":"vq_state","args":{"state":"STARTED","vq":2,"end":{"open_at_end":true}}})",
       R"({"ph":"i","pid":2,"tid":2,"ts":2.000000,"s":"t","name":"doorbell","cat":"doorbell","args":{"ignored":false,"vq":2}})",
-      R"({"ph":"X","pid":3,"tid":3,"ts":2.100000,"dur":0.100001,"name":"frame 7","cat":"frame","args":{"frame":7,"rx_ps":2200001,"tx_ps":2100000}})",
+      R"({"ph":"B","pid":3,"tid":3,"ts":2.100000,"name":"frame 7","cat":"frame","args":{"frame":7,"rx_ps":2200001,"tx_ps":2100000}})",
+      R"({"ph":"E","pid":3,"tid":3,"ts":2.200001,"name":"frame 7","cat":"frame"})",
       R"({"ph":"i","pid":4,"tid":4,"ts":2.500000,"s":"t","name":"something","cat":"something","args":{"what":"else"}})",
+      R"({"ph":"E","pid":1,"tid":1,"ts":3.500000,"name":"START","cat":"work"})",
+      R"({"ph":"E","pid":2,"tid":2,"ts":4.000000,"name":"STARTED","cat":"vq_state"})",
   };
   EXPECT_EQ(recs, want);
   EXPECT_TRUE(has(w, R"({"ph":"M","pid":1,"tid":0,"name":"process_name","args":{"name":"app"}})"));
@@ -158,14 +163,42 @@ TEST(TraceWriter, OverlappingSlicesTakeLanesAndNestedOnesShareOne) {
   log.event(0, "x", "inner").u64("from", 0).u64("to", 10).u64("n", 5);  // encloses 4, same lane
   w.finish(20);
   EXPECT_TRUE(has(w, R"x({"ph":"M","pid":1,"tid":2,"name":"thread_name","args":{"name":"t (2)"}})x"));
-  EXPECT_TRUE(has(w, R"("pid":1,"tid":1,"ts":0.000000,"dur":0.000010,"name":"1")"));
-  EXPECT_TRUE(has(w, R"("pid":1,"tid":2,"ts":0.000005,"dur":0.000010,"name":"2")"));
-  EXPECT_TRUE(has(w, R"("pid":1,"tid":1,"ts":0.000010,"dur":0.000010,"name":"3")"));
-  EXPECT_TRUE(has(w, R"("pid":1,"tid":3,"ts":0.000002,"dur":0.000001,"name":"4")"));
-  EXPECT_TRUE(has(w, R"("pid":1,"tid":3,"ts":0.000000,"dur":0.000010,"name":"5")"));
-  // The enclosing slice is written before the one it encloses.
-  const std::string text = w.text();
-  EXPECT_LT(text.find(R"("name":"5")"), text.find(R"("name":"4")"));
+  const auto recs = records(w);
+  auto names = [](const std::vector<std::string>& r) {
+    std::string out;
+    for (const auto& line : r) out += line.substr(0, line.find(",\"cat\"")) + "\n";
+    return out;
+  };
+  // 1 and 3 on lane 1 (tid 1), 2 on lane 2 (tid 2); 5 encloses 4 on the nested track (tid 3),
+  // begun first and ended last.
+  EXPECT_EQ(names(recs),
+            R"({"ph":"B","pid":1,"tid":3,"ts":0.000000,"name":"5")" "\n"
+            R"({"ph":"B","pid":1,"tid":1,"ts":0.000000,"name":"1")" "\n"
+            R"({"ph":"B","pid":1,"tid":3,"ts":0.000002,"name":"4")" "\n"
+            R"({"ph":"E","pid":1,"tid":3,"ts":0.000003,"name":"4")" "\n"
+            R"({"ph":"B","pid":1,"tid":2,"ts":0.000005,"name":"2")" "\n"
+            R"({"ph":"E","pid":1,"tid":1,"ts":0.000010,"name":"1")" "\n"
+            R"({"ph":"E","pid":1,"tid":3,"ts":0.000010,"name":"5")" "\n"
+            R"({"ph":"B","pid":1,"tid":1,"ts":0.000010,"name":"3")" "\n"
+            R"({"ph":"E","pid":1,"tid":2,"ts":0.000015,"name":"2")" "\n"
+            R"({"ph":"E","pid":1,"tid":1,"ts":0.000020,"name":"3")" "\n");
+}
+
+TEST(TraceWriter, EqualNestedSlicesOpenOuterFirstAndCloseInnerFirst) {
+  TraceRules rules;
+  rules.add(TraceRule::span("s", "from", "to", "p", "t", "{n}").nested());
+  rules.add(TraceRule::span("z", "from", "to", "p", "t", "{n}").nested());
+  EventLog log;
+  log.open_memory();
+  TraceWriter w(rules);
+  log.add_sink(&w);
+  log.event(0, "x", "s").u64("from", 0).u64("to", 10).u64("n", 1);  // closed first: the inner one
+  log.event(0, "x", "s").u64("from", 0).u64("to", 10).u64("n", 2);
+  log.event(0, "x", "z").u64("from", 10).u64("to", 10).u64("n", 3);  // no length: after the ends
+  w.finish(20);
+  std::string order;
+  for (const auto& r : records(w)) order += r.substr(7, 1) + (r.find("\"name\"") != std::string::npos ? r.substr(r.find("\"name\"") + 8, 1) : "") + " ";
+  EXPECT_EQ(order, "B2 B1 E1 E2 X3 ");
 }
 
 TEST(TraceWriter, RequestsPairWithTheCompletionThatEndsThem) {
@@ -198,9 +231,11 @@ TEST(TraceWriter, RequestsPairWithTheCompletionThatEndsThem) {
   w.finish(5000);
   const std::string text = w.text();
   // The round trip: first hop's tx (100) to the last completion's arrival (1750).
-  EXPECT_TRUE(has(w, R"({"ph":"X","pid":2,"tid":5,"ts":0.000100,"dur":0.001650,"name":"MRd","cat":"tlp","args":{"addr":"0x1000","dir":"up","len":32,"requester":"02:00.0","rx_ps":200,"tag":5,"tlp":1,"tx_ps":100,"type":"MRd","end":{"completion":"CplD","status":"SC","latency_ps":1650}}})"))
+  EXPECT_TRUE(has(w, R"({"ph":"B","pid":2,"tid":5,"ts":0.000100,"name":"MRd","cat":"tlp","args":{"addr":"0x1000","dir":"up","len":32,"requester":"02:00.0","rx_ps":200,"tag":5,"tlp":1,"tx_ps":100,"type":"MRd","end":{"completion":"CplD","status":"SC","latency_ps":1650}}})"))
       << text;
-  EXPECT_TRUE(has(w, R"("ts":0.002000,"dur":0.003000,"name":"MRd","cat":"tlp","args":{"addr":"0x0","dir":"up","len":1,"requester":"02:00.0","rx_ps":2100,"tag":6,"tlp":4,"tx_ps":2000,"type":"MRd","end":{"completion":"none"}})"));
+  EXPECT_TRUE(has(w, R"({"ph":"E","pid":2,"tid":5,"ts":0.001750,"name":"MRd","cat":"tlp"})"));
+  EXPECT_TRUE(has(w, R"("ts":0.002000,"name":"MRd","cat":"tlp","args":{"addr":"0x0","dir":"up","len":1,"requester":"02:00.0","rx_ps":2100,"tag":6,"tlp":4,"tx_ps":2000,"type":"MRd","end":{"completion":"none"}})"));
+  EXPECT_TRUE(has(w, R"({"ph":"E","pid":2,"tid":5,"ts":0.005000,"name":"MRd","cat":"tlp"})"));
   // The request flow: from the first hop (link_dsp0 up, tid 1) to the last completion's last hop.
   EXPECT_TRUE(has(w, R"({"ph":"s","pid":1,"tid":1,"ts":0.000100,"id":)"));
   EXPECT_TRUE(has(w, R"(,"name":"request","cat":"tlp"})"));
