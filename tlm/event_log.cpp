@@ -346,12 +346,12 @@ void EventView::append_text(std::string& out, std::string_view v) {
   }
 }
 
-void EventView::append_args(std::string& out) const {
+void EventView::append_args(std::string& out, std::initializer_list<std::string_view> skip) const {
   out.push_back('{');
   bool first = true;
   for (size_t i = 0; i < size(); ++i) {
     const std::string_view k = key(i);
-    if (k == "time_ps" || k == "path" || k == "event") continue;
+    if (k == "time_ps" || k == "path" || k == "event" || std::find(skip.begin(), skip.end(), k) != skip.end()) continue;
     if (!first) out.push_back(',');
     first = false;
     EventLog::append_json_string(out, k);

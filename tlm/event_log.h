@@ -16,6 +16,7 @@
 #include <cstdint>
 #include <cstdio>
 #include <functional>
+#include <initializer_list>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -47,8 +48,8 @@ class EventView {
   // The same without a copy, for strings without escapes (a TLP's type, a BDF); a string with
   // escapes comes back encoded, quotes included.
   std::string_view str(std::string_view key) const;
-  // Appends the fields other than time_ps, path and event as one JSON object.
-  void append_args(std::string& out) const;
+  // Appends the fields other than time_ps, path, event and those in `skip` as one JSON object.
+  void append_args(std::string& out, std::initializer_list<std::string_view> skip = {}) const;
 
   // A JSON value as text (see text()).
   static void append_text(std::string& out, std::string_view raw);

@@ -1,6 +1,6 @@
 // TLPs in the trace, from the links' `tlp` events (link.cpp) and the requesters' `cpl_timeout`:
 //   - every hop is a slice [tx_ps, rx_ps] on its link direction's track ("PCIe links",
-//     "<link> <dir>"), named by its type, with the event's fields as arguments; a flow ("hop")
+//     "<link> <dir>"), named by its type, with the event's other fields as arguments; a flow ("hop")
 //     joins the hops of one TLP (same serial) across the fabric;
 //   - every non-posted request is a slice on its requester's track ("PCIe requests",
 //     "<requester BDF>") from its first hop's tx_ps to the arrival (rx_ps) of the completion
@@ -56,7 +56,8 @@ class TlpTrace : public TraceHandler {
     const uint64_t tx = e.u64("tx_ps"), rx = e.u64("rx_ps"), serial = e.u64("tlp");
     const bool duplicate = e.raw("duplicate") == "true";
     args_.clear();
-    e.append_args(args_);
+    // The track, name and times say the direction, type, tx_ps and rx_ps.
+    e.append_args(args_, {"dir", "rx_ps", "tx_ps", "type"});
     const TraceLane lane = out.slice(link_track(e.path(), dir, out), tx, rx, type, "tlp", args_);
     if (!t) return;
     auto hop = last_hop_.find(serial);

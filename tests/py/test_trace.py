@@ -128,11 +128,13 @@ def test_times_are_exact_microseconds_with_six_decimals(default_run):
     times = re.findall(r'"(?:ts|dur)":([0-9.eE+-]+)', text)
     assert times and all(re.fullmatch(r"\d+\.\d{6}", t) for t in times)
     trace = load_trace(base / "traced" / "trace.json")
-    hops = [(b, d, e) for t, _, b, d, e in slices(trace) if t.startswith("PCIe links/") and e["cat"] == "tlp"]
+    # A hop is its TLP's time on the link, tx_ps to rx_ps, on its link direction's track (or
+    # one of its lanes: "link_host down (2)").
+    hops = sorted((e["args"]["tlp"], re.sub(r" \(\d+\)$", "", t), b, b + d) for t, _, b, d, e in slices(trace)
+                  if t.startswith("PCIe links/") and e["cat"] == "tlp")
     events = [e for e in load_events(base / "traced" / "events.jsonl") if e["event"] == "tlp"]
     assert len(hops) == len(events) == 8006  # 5614 TLPs, some crossing two links
-    for b, d, e in hops:  # a hop is its TLP's time on the link: tx_ps to rx_ps
-        assert b == e["args"]["tx_ps"] and b + d == e["args"]["rx_ps"]
+    assert hops == sorted((e["tlp"], f"PCIe links/{e['path']} {e['dir']}", e["tx_ps"], e["rx_ps"]) for e in events)
 
 
 def test_slices_nest_and_flows_pair(default_run):

@@ -231,10 +231,10 @@ TEST(TraceWriter, RequestsPairWithTheCompletionThatEndsThem) {
   w.finish(5000);
   const std::string text = w.text();
   // The round trip: first hop's tx (100) to the last completion's arrival (1750).
-  EXPECT_TRUE(has(w, R"({"ph":"B","pid":2,"tid":5,"ts":0.000100,"name":"MRd","cat":"tlp","args":{"addr":"0x1000","dir":"up","len":32,"requester":"02:00.0","rx_ps":200,"tag":5,"tlp":1,"tx_ps":100,"type":"MRd","end":{"completion":"CplD","status":"SC","latency_ps":1650}}})"))
+  EXPECT_TRUE(has(w, R"({"ph":"B","pid":2,"tid":5,"ts":0.000100,"name":"MRd","cat":"tlp","args":{"addr":"0x1000","len":32,"requester":"02:00.0","tag":5,"tlp":1,"end":{"completion":"CplD","status":"SC","latency_ps":1650}}})"))
       << text;
   EXPECT_TRUE(has(w, R"({"ph":"E","pid":2,"tid":5,"ts":0.001750,"name":"MRd","cat":"tlp"})"));
-  EXPECT_TRUE(has(w, R"("ts":0.002000,"name":"MRd","cat":"tlp","args":{"addr":"0x0","dir":"up","len":1,"requester":"02:00.0","rx_ps":2100,"tag":6,"tlp":4,"tx_ps":2000,"type":"MRd","end":{"completion":"none"}})"));
+  EXPECT_TRUE(has(w, R"("ts":0.002000,"name":"MRd","cat":"tlp","args":{"addr":"0x0","len":1,"requester":"02:00.0","tag":6,"tlp":4,"end":{"completion":"none"}})"));
   EXPECT_TRUE(has(w, R"({"ph":"E","pid":2,"tid":5,"ts":0.005000,"name":"MRd","cat":"tlp"})"));
   // The request flow: from the first hop (link_dsp0 up, tid 1) to the last completion's last hop.
   EXPECT_TRUE(has(w, R"({"ph":"s","pid":1,"tid":1,"ts":0.000100,"id":)"));
