@@ -69,32 +69,33 @@ def is_study(path):
 
 def run_study(path, fn, main, seed, out, trace=False):
     """Runs the study's variants, each on a fresh platform, and hands all results to its
-    report(); returns the first failed result, if any."""
+    report(); returns the first failed result (or None) and the names of the variants run."""
     variants, report = load_study(path)
     if not variants or not report:
-        return None
+        return None, []
     from dpusim.progress import Progress
 
     results = {"main": main}
+    ran = []
     bar = Progress(len(variants), "study variants")
     for name, platform in variants.items():
         results[name] = run(fn, platform, seed=seed, out=os.path.join(out, name), trace=trace)
-        if os.path.isdir(os.path.join(out, name)):
+        if os.path.isfile(os.path.join(out, name, "events.jsonl")):
             write_run_info(os.path.join(out, name), f"{path} (variant {name})", results[name])
+            ran.append(name)
         bar.step(name)
         if not results[name].ok:
             bar.close()
-            return results[name]
+            return results[name], ran
     bar.close()
     report(results, out)
-    return None
+    return None, ran
 
 
-def write_study_reports(path, out):
+def write_study_reports(out, variants):
     """The report pages of a study: each variant's, then the study's own, which links them."""
     from dpusim.report import write_report
 
-    variants = [v for v in load_study(path)[0] if os.path.isfile(os.path.join(out, v, "events.jsonl"))]
     for name in variants:
         write_report(os.path.join(out, name))
     write_report(out, variants=variants)
@@ -144,8 +145,9 @@ def run_command(args, prog="dpusim run"):
     study = is_study(opts.scenario)
     trace = study if opts.trace is None else opts.trace
     res = run(fn, platform, seed=opts.seed, out=out, trace=trace)
+    ran = []
     if res.ok:
-        failed = run_study(opts.scenario, fn, res, opts.seed, out, trace)
+        failed, ran = run_study(opts.scenario, fn, res, opts.seed, out, trace)
         if failed is not None:
             res.failure = f"study variant failed: {failed.describe()}"
     if res.doc_error:
@@ -153,7 +155,7 @@ def run_command(args, prog="dpusim run"):
         return 2
     write_run_info(out, opts.scenario, res)
     if study:
-        write_study_reports(opts.scenario, out)
+        write_study_reports(out, ran)
     if res.error:
         print(res.error, file=sys.stderr, end="" if res.error.endswith("\n") else "\n")
     if res.failure:
