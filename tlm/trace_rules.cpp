@@ -141,32 +141,32 @@ void TraceRules::add(const TraceRule& r) {
     throw std::invalid_argument(what + ": Span needs the fields `from` and `to`");
   if (r.when_field.empty() != r.when_value.empty())
     throw std::invalid_argument(what + ": `when` needs both a field and a value");
-  auto& list = rules_[r.event];
-  for (const Compiled& c : list)
-    if (same_rule(c.rule, r)) return;
+  Compiled c;
   try {
-    list.push_back(Compiled{r, TraceTemplate(r.process), TraceTemplate(r.thread), TraceTemplate(r.name),
-                            TraceTemplate(r.key)});
+    c = Compiled{r, TraceTemplate(r.process), TraceTemplate(r.thread), TraceTemplate(r.name), TraceTemplate(r.key)};
   } catch (const std::invalid_argument& e) {
-    if (list.empty()) rules_.erase(r.event);
     throw std::invalid_argument(what + ": " + e.what());
   }
+  auto& list = entries_[r.event].rules;
+  for (const Compiled& old : list)
+    if (same_rule(old.rule, r)) return;
+  list.push_back(std::move(c));
 }
 
 void TraceRules::add_handler(std::vector<std::string> events, Factory factory) {
   const int index = int(factories_.size());
   factories_.push_back(std::move(factory));
-  for (auto& e : events) handler_of_[std::move(e)] = index;
+  for (auto& e : events) entries_[std::move(e)].handler = index;
+}
+
+const TraceRules::Entry* TraceRules::find(std::string_view event) const {
+  const auto it = entries_.find(event);
+  return it == entries_.end() ? nullptr : &it->second;
 }
 
 const std::vector<TraceRules::Compiled>* TraceRules::rules_for(std::string_view event) const {
-  const auto it = rules_.find(event);
-  return it == rules_.end() ? nullptr : &it->second;
-}
-
-int TraceRules::handler_for(std::string_view event) const {
-  const auto it = handler_of_.find(event);
-  return it == handler_of_.end() ? -1 : it->second;
+  const Entry* e = find(event);
+  return e && !e->rules.empty() ? &e->rules : nullptr;
 }
 
 }  // namespace dpusim::pcie

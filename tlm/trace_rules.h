@@ -106,14 +106,17 @@ class TraceRules {
   // One handler instance per trace receives every event named in `events`.
   void add_handler(std::vector<std::string> events, Factory factory);
 
+  // What applies to an event: its handler's index in handlers() (or -1) and its rules.
+  struct Entry {
+    int handler = -1;
+    std::vector<Compiled> rules;
+  };
+  const Entry* find(std::string_view event) const;
   const std::vector<Compiled>* rules_for(std::string_view event) const;
-  // Handler index for an event (see handlers()), or -1.
-  int handler_for(std::string_view event) const;
   const std::vector<Factory>& handlers() const { return factories_; }
 
  private:
-  std::map<std::string, std::vector<Compiled>, std::less<>> rules_;
-  std::map<std::string, int, std::less<>> handler_of_;
+  std::map<std::string, Entry, std::less<>> entries_;
   std::vector<Factory> factories_;
 };
 

@@ -37,27 +37,65 @@ std::optional<tlp::Type> type_named(std::string_view name) {
   return std::nullopt;
 }
 
-uint64_t hex_field(const EventView& e, std::string_view key) {
-  const std::string_view v = e.raw(key);  // "0x1a", quoted
+uint64_t decimal(std::string_view v) {
   uint64_t n = 0;
-  for (size_t i = 3; i + 1 < v.size(); ++i) {
-    const char c = v[i];
-    n = n * 16 + uint64_t(c >= 'a' ? c - 'a' + 10 : c - '0');
-  }
+  for (char c : v) n = n * 10 + uint64_t(c - '0');
   return n;
 }
+
+std::string_view unquoted(std::string_view v) { return v.size() >= 2 ? v.substr(1, v.size() - 2) : v; }
+
+// The fields of a `tlp` event (link.cpp writes them: strings without escapes), found in one
+// pass, and the hop's arguments: the fields that its track, name and times do not already say.
+struct TlpFields {
+  std::string_view type, dir, requester, tag, status;
+  uint64_t tx = 0, rx = 0, serial = 0, len = 0, byte_count = 0, lower_addr = 0;
+  bool duplicate = false;
+
+  TlpFields(const EventView& e, std::string& args) {
+    args.push_back('{');
+    for (size_t i = 0; i < e.size(); ++i) {
+      const std::string_view k = e.key(i), v = e.raw(i);
+      if (k == "type") type = unquoted(v);
+      else if (k == "dir") dir = unquoted(v);
+      else if (k == "tx_ps") tx = decimal(v);
+      else if (k == "rx_ps") rx = decimal(v);
+      else if (k == "time_ps" || k == "path" || k == "event") {}
+      else {
+        if (k == "requester") requester = unquoted(v);
+        else if (k == "tag") tag = v;
+        else if (k == "status") status = unquoted(v);
+        else if (k == "tlp") serial = decimal(v);
+        else if (k == "len") len = decimal(v);
+        else if (k == "byte_count") byte_count = decimal(v);
+        else if (k == "lower_addr") lower_addr = hex(v);
+        else if (k == "duplicate") duplicate = v == "true";
+        if (args.size() > 1) args.push_back(',');
+        EventLog::append_json_string(args, k);
+        args.push_back(':');
+        args.append(v);
+      }
+    }
+    args.push_back('}');
+  }
+
+  static uint64_t hex(std::string_view v) {  // "0x1a", quoted
+    uint64_t n = 0;
+    for (size_t i = 3; i + 1 < v.size(); ++i) n = n * 16 + uint64_t(v[i] >= 'a' ? v[i] - 'a' + 10 : v[i] - '0');
+    return n;
+  }
+};
 
 class TlpTrace : public TraceHandler {
  public:
   void on_event(const EventView& e, TraceWriter& out) override {
     if (e.name() == "cpl_timeout") return timed_out(e, out);
-    const std::string_view type = e.str("type"), dir = e.str("dir"), requester = e.str("requester");
-    const auto t = type_named(type);
-    const uint64_t tx = e.u64("tx_ps"), rx = e.u64("rx_ps"), serial = e.u64("tlp");
-    const bool duplicate = e.raw("duplicate") == "true";
     args_.clear();
-    // The track, name and times say the direction, type, tx_ps and rx_ps.
-    e.append_args(args_, {"dir", "rx_ps", "tx_ps", "type"});
+    const TlpFields f(e, args_);
+    const std::string_view type = f.type, dir = f.dir, requester = f.requester;
+    const auto t = type_named(type);
+    const uint64_t tx = f.tx, rx = f.rx, serial = f.serial;
+    const bool duplicate = f.duplicate;
     const TraceLane lane = out.slice(link_track(e.path(), dir, out), tx, rx, type, "tlp", args_);
     if (!t) return;
     auto hop = last_hop_.find(serial);
@@ -73,7 +111,7 @@ class TlpTrace : public TraceHandler {
     }
     key_.assign(requester);
     key_.push_back('/');
-    key_.append(e.raw("tag"));
+    key_.append(f.tag);
     if (tlp::is_non_posted(*t) && first && !duplicate) {
       if (auto old = open_.find(key_); old != open_.end()) {
         // The tag came back into use without a completion the trace saw.
@@ -88,9 +126,9 @@ class TlpTrace : public TraceHandler {
     auto req = open_.find(key_);
     if (req == open_.end() || req->second.link != e.path() || req->second.dir == dir) return;
     const bool with_data = *t == tlp::Type::CplD || *t == tlp::Type::CplDLk;
-    const std::string_view status = e.str("status");
-    const uint64_t carried = e.u64("len") * 4 - (hex_field(e, "lower_addr") & 3);
-    if (with_data && status == "SC" && e.u64("byte_count") > carried) return;  // more to come
+    const std::string_view status = f.status;
+    const uint64_t carried = f.len * 4 - (f.lower_addr & 3);
+    if (with_data && status == "SC" && f.byte_count > carried) return;  // more to come
     std::string end = "{\"completion\":";
     EventLog::append_json_string(end, type);
     end += ",\"status\":";

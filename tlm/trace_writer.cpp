@@ -196,21 +196,18 @@ void TraceWriter::flow(TraceLane from, uint64_t from_ps, TraceLane to, uint64_t 
 
 void TraceWriter::on_event(const EventView& e) {
   if (finished_) return;
-  const int h = rules_.handler_for(e.name());
+  const TraceRules::Entry* entry = rules_.find(e.name());
+  if (!entry) return default_instant(e);
+  const int h = entry->handler;
   if (h >= 0) {
     // Made on first use: models may register handlers after the writer is attached.
     if (handlers_.size() <= size_t(h)) handlers_.resize(size_t(h) + 1);
     if (!handlers_[size_t(h)]) handlers_[size_t(h)] = rules_.handlers()[size_t(h)]();
     handlers_[size_t(h)]->on_event(e, *this);
   }
-  const auto* rules = rules_.rules_for(e.name());
-  if (rules) {
-    for (const auto& c : *rules) {
-      if (!c.rule.when_field.empty() && e.text(c.rule.when_field) != c.rule.when_value) continue;
-      apply(c, e);
-    }
-  } else if (h < 0) {
-    default_instant(e);
+  for (const auto& c : entry->rules) {
+    if (!c.rule.when_field.empty() && e.text(c.rule.when_field) != c.rule.when_value) continue;
+    apply(c, e);
   }
 }
 
