@@ -22,6 +22,7 @@ class Cleanup {
   void controller_cleanup(unsigned i, bool destroy_engine, pcie::Activity& thread, const char* thread_name);
 
  private:
+  void finished(unsigned i, const char* thread);
   void deferred_init(unsigned i, const char* thread);
 
   AppState& app_;

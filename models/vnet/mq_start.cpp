@@ -49,6 +49,7 @@ void MqStart::spawn(unsigned i, unsigned old_qps, unsigned new_qps, const char* 
 
 void MqStart::run(Thread& t) {
   pcie::Activity& a = t.activity;
+  auto running = [&t] { return !t.done; };
   a.then([this, &t] {
     app_.log.info(t.name, "MQ start thread waiting for semaphore slot (max %u concurrent)...", MQ_START_MAX_CONCURRENT);
     if (running_ >= MQ_START_MAX_CONCURRENT) {
@@ -63,35 +64,40 @@ void MqStart::run(Thread& t) {
     app_.log.info(t.name, "MQ start thread acquired semaphore slot");
     app_.log.info(t.name, "Background thread: starting MQ QPs %u -> %u", t.old_qps, t.new_qps);
     app_.log.info(t.name, "Starting QPs %u-%u (VQs %u-%u)", t.old_qps, t.new_qps - 1, 2 * t.old_qps, 2 * t.new_qps - 1);
-    // start_additional_queue_pairs: per QP, the cancel check, then RX and TX from the shadow.
-    const std::vector<VqShadow> shadow = app_.devices[t.ctrl]->shadows();
-    for (unsigned qp = t.old_qps; qp < t.new_qps; ++qp) {
-      t.activity.then([this, &t, qp, shadow] {
-        if (!t.done && app_.devices[t.ctrl]->cancel_in_progress) {
-          app_.log.info(t.name, "start_additional_queue_pairs: cancelled at QP%u/%u due to device reset", qp, t.new_qps);
-          app_.log.error(t.name, "Background thread: MQ start QPs failed: %s", "cancelled by device reset");
-          t.done = true;
-        }
-        if (t.done) return;
-        configure_vq(app_, t.ctrl, 2 * qp, shadow[2 * qp], t.activity, t.name.c_str(), true);
-        configure_vq(app_, t.ctrl, 2 * qp + 1, shadow[2 * qp + 1], t.activity, t.name.c_str(), true);
-        t.activity.then(app_.cost(vnet::timing::mq_qp_yield_ps), [] {});
-      });
-    }
-    t.activity.then([this, &t] {
-      if (t.done) return exit(t);
-      t.activity.then(app_.cost(vnet::timing::work_vq_group_enable_ps), [this, &t] {
-        Controller& c = app_.controllers[t.ctrl];
-        c.engine->vq_group_enable(2 * t.old_qps, 2 * t.new_qps - 1);
-        app_.log.info(t.name, "Successfully started QPs %u-%u", t.old_qps, t.new_qps - 1);
-        c.num_active_qps = t.new_qps;
-        c.initial_data_qps_deferred = false;
-        app_.submit(WorkType::CREATE_STATS_LIST, t.ctrl);
-        app_.log.info(t.name, "Background thread: MQ start QPs %u -> %u completed successfully", t.old_qps, t.new_qps);
+    t.shadow = app_.devices[t.ctrl]->shadows();  // the queues' registers as they are now
+  });
+  // start_additional_queue_pairs: per QP, the cancel check, then RX and TX from the shadow.
+  for (unsigned qp = t.old_qps; qp < t.new_qps; ++qp) {
+    a.then([this, &t, qp] {
+      if (!t.done && app_.devices[t.ctrl]->cancel_in_progress) {
+        app_.log.info(t.name, "start_additional_queue_pairs: cancelled at QP%u/%u due to device reset", qp, t.new_qps);
+        app_.log.error(t.name, "Background thread: MQ start QPs failed: %s", "cancelled by device reset");
         t.done = true;
-        exit(t);
-      });
+      }
     });
+    for (unsigned q = 2 * qp; q <= 2 * qp + 1; ++q) {
+      a.then_if(running, app_.cost(timing::work_vq_set_conf_ps),
+                [this, &t, q] { set_vq_conf(app_, t.ctrl, q, t.shadow[q], t.name.c_str()); });
+      a.then_if(running, app_.cost(timing::work_vq_start_ps),
+                [this, &t, q] { app_.controllers[t.ctrl].engine->vq_start(q); });
+    }
+    a.then_if(running, app_.cost(timing::mq_qp_yield_ps), [] {});
+  }
+  a.then([this, &t] {
+    if (t.done) exit(t);
+  });
+  // The group enable: the application's only check of the cancel flag is before each QP, so
+  // a reset after the last check still enables the group (docs/vnet.md).
+  a.then_if(running, app_.cost(timing::work_vq_group_enable_ps), [this, &t] {
+    Controller& c = app_.controllers[t.ctrl];
+    c.engine->vq_group_enable(2 * t.old_qps, 2 * t.new_qps - 1);
+    app_.log.info(t.name, "Successfully started QPs %u-%u", t.old_qps, t.new_qps - 1);
+    c.num_active_qps = t.new_qps;
+    c.initial_data_qps_deferred = false;
+    app_.submit(WorkType::CREATE_STATS_LIST, t.ctrl);
+    app_.log.info(t.name, "Background thread: MQ start QPs %u -> %u completed successfully", t.old_qps, t.new_qps);
+    t.done = true;
+    exit(t);
   });
 }
 

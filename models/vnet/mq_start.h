@@ -40,6 +40,7 @@ class MqStart {
     pcie::Activity activity;
     unsigned ctrl, old_qps, new_qps;
     std::string name;
+    std::vector<VqShadow> shadow;  // the queues' registers when the thread got its slot
     bool done = false;
   };
   void run(Thread& t);

@@ -8,6 +8,9 @@
 
 namespace dpusim::vnet {
 
+// set_conf of queue q (the operation; its cost is the caller's step).
+void set_vq_conf(AppState& app, unsigned ep, unsigned q, const VqShadow& sh, const char* thread_name);
+// set_conf (and start, when `start`) as steps of `thread`, each with its cost.
 void configure_vq(AppState& app, unsigned ep, unsigned q, const VqShadow& sh, pcie::Activity& thread,
                   const char* thread_name, bool start);
 
