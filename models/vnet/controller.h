@@ -1,5 +1,5 @@
-// The application's per-endpoint controller (struct vnet_pci_dev_controller, vnet-app.md §5,
-// §9): what it has brought up on the offload engine, and its lifecycle guards.
+// The application's per-endpoint controller (struct vnet_pci_dev_controller,
+// vnet_pci_dev_core.h): what it has brought up on the offload engine, and its lifecycle guards.
 #pragma once
 
 #include <cstdint>

@@ -45,7 +45,7 @@ void DspMsi::start() {
 }
 
 void DspMsi::grant(unsigned count) {
-  // Each credit is an ACG request on PE1's callback (§3.1): cached, or returned (FLUSH).
+  // Each credit is an ACG request on PE1's callback: cached, or returned (FLUSH).
   for (unsigned k = 0; k < count; ++k) {
     if (!acg_.allocated()) {
       app_.log.debug(kMainThread, "ACG queue unavailable (cleanup in progress), discarding credit");

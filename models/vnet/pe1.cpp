@@ -65,7 +65,7 @@ void Pe1::serve() {
   });
 }
 
-// §3.2: the cache first (an EP entry counts only while the EP is present), then the slow path.
+// find_device_by_bdf: the cache first (an EP entry counts only while the EP is present), then the slow path.
 Pe1::Target Pe1::find_device_by_bdf(bool type1, uint16_t bdf) {
   const uint32_t key = uint32_t(type1 ? 5 : 4) << 16 | bdf;
   if (auto it = bdf_cache_.find(key); it != bdf_cache_.end()) {
@@ -167,7 +167,7 @@ void Pe1::service_config(Tlp& t) {
 
 void Pe1::service_memory(Tlp& t) {
   const auto [h, payload] = pcie::take_request(t);
-  // §3.4: the internal image's BAR of each present EP, in order; then the VirtIO images' BARs.
+  // BAR routing: the internal image's BAR of each present EP, in order; then the VirtIO images' BARs.
   for (unsigned i = 0; i < app_.num_ep(); ++i) {
     if (!app_.controllers[i].device_present) continue;
     const uint64_t base = app_.devices[i]->images.routing_bar0();

@@ -1,4 +1,4 @@
-// The application's shutdown at the end of a run (§6.4, §8.5, the guide's §7.8): pending
+// The application's shutdown at the end of a run (vnet_pci_dev_core.c teardown; the DOCA guide's "Graceful shutdown"): pending
 // unplugs waited for (the unplug timeout still fires meanwhile), the workqueue shut down
 // (queued items discarded, the running one finished), the MQ threads joined, every controller
 // torn down with its engine destroyed, the ACG credits flushed.

@@ -54,7 +54,7 @@ void StatusMachine::common_write(unsigned i, uint16_t dw_off, uint32_t data, uin
     log_status_change(i, e.old_status, e.new_status);
     return after_common_write(i);
   }
-  // §5.2: the device reset, synchronous on the main thread.
+  // The device reset, synchronous on the main thread.
   app_.log.info(kMainThread, "VirtIO Driver: DEVICE RESET - reinitializing device");
   dev.cancel_in_progress = true;
   ++dev.reset_generation;

@@ -1,5 +1,5 @@
 // One emulated virtio-net endpoint's firmware side: the DOCA DevEmu VNet offload engine that
-// the application configures, starts, enables and stops (vnet-app.md §0: "the VirtIO data path
+// the application configures, starts, enables and stops (the DOCA guide: "the VirtIO data path
 // (VQs, doorbells, MSI-X for queues) lives in the offload engine"). On the real device it is
 // firmware; here it is the model of what that firmware does, behind the application's switch:
 //

@@ -233,7 +233,7 @@ void WorkItems::speed_change(unsigned i, uint32_t mbps, pcie::Activity& w) {
 void WorkItems::check_reset_hold_liveness(const WorkItem& item, bool skipped) {
   // Liveness of the reset hold: a device held at NEEDS_RESET must have a cleanup of its
   // current generation queued or running, or nothing will ever release the hold. The
-  // application's latent hazard (vnet-app.md §12) breaks this: a second status-0 write while
+  // application's latent double-reset hazard (docs/vnet.md) breaks this: a second status-0 write while
   // the cleanup is still queued makes that cleanup stale, and the callback queues no other.
   if (!skipped || item.type != WorkType::CONTROLLER_CLEANUP || item.device < 0) return;
   const unsigned i = unsigned(item.device);
@@ -247,7 +247,7 @@ void WorkItems::check_reset_hold_liveness(const WorkItem& item, bool skipped) {
                              std::to_string(item.generation) + ") was skipped as stale after a second reset (gen " +
                              std::to_string(dev.reset_generation) +
                              ") re-asserted the hold without queuing another: the host reads 0x40 forever "
-                             "(double-reset hazard, vnet-app.md section 12)");
+                             "(the application's double-reset hazard, docs/vnet.md)");
 }
 
 }  // namespace dpusim::vnet

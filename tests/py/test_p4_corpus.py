@@ -5,7 +5,7 @@ import pytest
 
 from dpusim import p4
 
-# The programs the issue names as using only what the engine builds.
+# The corpus programs that use only what the engine built first (docs/p4.md).
 MUST_LOAD = [
     "targets_simple_switch_grpc_tests_testdata_loopback.json",
     "targets_simple_switch_grpc_tests_testdata_packet_io.json",

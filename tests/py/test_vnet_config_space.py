@@ -1,4 +1,4 @@
-"""The application's switch as the host sees it in config space (vnet-app.md §2, §3.2): the
+"""The application's switch as the host sees it in config space (vnet_pci_device.c: config images, BDF lookup): the
 identities and capability chains of the USP, the DSPs and the endpoints' VirtIO images, the
 application's write rules and quirks, and its BDF routing."""
 from dpusim.testing import run_ok

@@ -1,6 +1,6 @@
 // The RDMA decision path of the ionic device: a loaded RDMA program's say over each send work
 // request, and the fp8 unit it may hand the request to (P4 engine guide, "Status", "Converting
-// between formats", "Security"; project issue 4, "The RDMA path").
+// between formats", "Security"; docs/rdma.md).
 //
 // The device calls post_send() for every send work request, after checking the request's own
 // gather list and before dispatching it, with the current simulated time and its memory. The
