@@ -72,7 +72,7 @@ Case l2_case(std::size_t entries, std::mt19937_64& rng, std::size_t nkeys) {
   while (macs.size() < entries) macs.insert(rng() & 0xffffffffffffull);
   std::vector<std::uint64_t> list(macs.begin(), macs.end());
   for (std::uint64_t mac : list)
-    if (!install(*c.engine, insert("ingress.dmac", "ingress.forward", {{"hdr.ethernet.dstAddr", hex(mac, 12), {}, {}}},
+    if (!install(*c.engine, insert("ingress.dmac", "ingress.forward", {{"hdr.ethernet.dstAddr", hex(mac, 12), {}, {}, {}}},
                                    static_cast<std::uint32_t>(mac & 1))))
       return {};
   std::uniform_int_distribution<std::size_t> pick(0, list.size() - 1);
@@ -93,7 +93,7 @@ Case l3_case(std::size_t entries, std::mt19937_64& rng, std::size_t nkeys) {
   }
   std::vector<std::pair<std::uint32_t, int>> list(prefixes.begin(), prefixes.end());
   for (auto [addr, len] : list) {
-    MatchField mf{"hdr.ipv4.dstAddr", hex(addr, 8), len, {}};
+    MatchField mf{"hdr.ipv4.dstAddr", hex(addr, 8), len, {}, {}};
     if (!install(*c.engine, insert("ingress.ipv4_lpm", "ingress.route", {mf}, addr & 1))) return {};
   }
   std::uniform_int_distribution<std::size_t> pick(0, list.size() - 1);
@@ -135,9 +135,9 @@ Case acl_case(std::size_t entries, std::mt19937_64& rng, std::size_t nkeys) {
   for (std::size_t i = 0; i < rules.size(); ++i) {
     const Rule& r = rules[i];
     TableUpdate u = insert("ingress.acl", "ingress.route",
-                           {{"hdr.ipv4.srcAddr", hex(r.src, 8), {}, hex(r.smask, 8)},
-                            {"hdr.ipv4.dstAddr", hex(r.dst, 8), {}, hex(r.dmask, 8)},
-                            {"hdr.ipv4.protocol", hex(r.proto, 2), {}, hex(r.pmask, 2)}},
+                           {{"hdr.ipv4.srcAddr", hex(r.src, 8), {}, hex(r.smask, 8), {}},
+                            {"hdr.ipv4.dstAddr", hex(r.dst, 8), {}, hex(r.dmask, 8), {}},
+                            {"hdr.ipv4.protocol", hex(r.proto, 2), {}, hex(r.pmask, 2), {}}},
                            static_cast<std::uint32_t>(i & 1));
     u.priority = static_cast<std::int64_t>(1 + rng() % 1000);
     if (!install(*c.engine, u)) return {};

@@ -6,9 +6,12 @@
 
 #include <cstdint>
 #include <memory>
+#include <set>
+#include <string>
 #include <vector>
 
 #include "program.h"
+#include "runtime.h"
 #include "tables.h"
 
 namespace dpusim::p4 {
@@ -24,7 +27,17 @@ struct TableRuntime {
   // (the exact fields before it, and the field's own byte padding, count in full).
   int lpm_base_bits = 0;
   std::size_t count = 0;
+  // Every entry has a handle, bmv2's: the lowest one free. It follows the entry's runtime
+  // data in its record, and indexes the entry's direct counter and meter.
+  std::set<std::uint32_t> free_handles;
+  std::uint32_t next_handle = 0;
+  std::vector<std::uint8_t> handle_live;
+  std::vector<std::int64_t> timeouts_ms;     // per handle: the entry's idle timeout (data only)
+  std::vector<CounterCell> entry_counters;   // per handle (with_counters)
+  MeterArrayState entry_meters;              // per handle (a direct meter)
+  std::vector<std::uint8_t> range_high;      // range tables: key_bytes per store slot
 };
+
 
 struct FrameState {
   std::vector<std::uint64_t> phv;       // field storage (Program::phv_limbs)
@@ -43,23 +56,36 @@ struct FrameState {
   const char* fault = nullptr;          // what faulted; the frame is dropped
   const char* fault_where = nullptr;
   bool parse_error_pending = false;     // a lookahead past the frame's end
-  std::int64_t truncate_len = -1;
+  std::int64_t truncate_len = -1;       // the least length truncate asked for, or -1
   std::int64_t length_reg = 0;          // bmv2's packet length register
+  // simple_switch's other packet registers (register_access.h) and packet attributes.
+  std::uint64_t ingress_length = 0;     // what counters and meters count in bytes
+  std::uint32_t clone_session = 0;      // bit 15 set when a clone was asked for
+  std::uint32_t clone_field_list = 0;
+  std::uint32_t learn_list = 0;         // generate_digest's list id, 0 none
+  std::uint32_t resubmit_list = 0;      // resubmit's field list id, 0 none
+  std::uint32_t recirculate_list = 0;   // recirculate's field list id, 0 none
+  bool checksum_error = false;
+  std::uint64_t now_us = 0;             // the engine clock in microseconds (meters, timestamps)
+  std::vector<std::string>* logs = nullptr;  // where log_msg writes, or null
   const std::uint64_t* action_data = nullptr;
   std::vector<std::uint8_t> key;        // table key scratch
   std::vector<std::uint8_t> key_scratch;
   std::vector<std::uint8_t> select_key; // parser transition key scratch
+  std::vector<std::uint8_t> vset_key;   // ... masked, for a value set
   std::vector<std::uint8_t> out;        // the deparsed frame
+  std::vector<std::uint8_t> calc_buf;   // a calculation's input bytes
   std::vector<Value> extern_args;
   void* extern_context = nullptr;
 };
 
 class Executor {
  public:
-  Executor(const Program& program, std::vector<TableRuntime>& tables);
+  Executor(const Program& program, std::vector<TableRuntime>& tables, Runtime& runtime);
 
   void begin_frame(const std::uint8_t* pkt, std::size_t len, std::uint32_t in_port);
-  // Runs the parser; returns the parser error (core NoError when none).
+  // Runs the parser and verifies the checksums; returns the parser error (core NoError
+  // when none).
   std::uint64_t parse();
   void run_pipeline(const PipelineInfo& pipeline);
   // Deparses into FrameState::out; returns the frame's size.
@@ -68,10 +94,19 @@ class Executor {
   void load_field(int field, Value& out) const;
   void store_field(int field, const Value& v);
   std::uint64_t field_u64(int field) const;  // the low 64 bits
+  // Zeroes every metadata header's fields (bmv2's PHV::reset_metadata).
+  void reset_metadata();
+
+  // Calculations and checksums (exec_checksum.cpp).
+  std::uint64_t calculation(int calc);
+  void verify_checksums();
+  void update_checksums();
 
   FrameState st;
 
  private:
+  std::uint64_t parse_states();
+
   // Expressions (expr_eval.cpp).
   void eval(int node, Value& out);
   bool eval_bool(int node);
@@ -101,9 +136,19 @@ class Executor {
   void exec_prim(const Prim& prim);
   int apply_table(int table);
   void build_key(const TableInfo& table);
+  const std::uint64_t* lookup(const TableInfo& t, TableRuntime& rt);
+  // Runs an indirect table's member, or the member a group's selector picks; returns the
+  // action run, or -1 (an unknown member or an empty group runs nothing).
+  int run_indirect(const TableInfo& t, std::uint32_t ref);
+
+  // simple_switch's stateful and packet-redirecting primitives (exec_extern.cpp).
+  void exec_extern_prim(const Prim& prim);
+  void log_message(const Prim& prim);
+  bool index_of(int node, std::uint32_t size, std::uint64_t* index);
 
   const Program& p_;
   std::vector<TableRuntime>& tables_;
+  Runtime& rt_;
   const Prim* current_prim_ = nullptr;
 };
 

@@ -9,7 +9,8 @@
 
 namespace dpusim::p4 {
 
-Executor::Executor(const Program& program, std::vector<TableRuntime>& tables) : p_(program), tables_(tables) {
+Executor::Executor(const Program& program, std::vector<TableRuntime>& tables, Runtime& runtime)
+    : p_(program), tables_(tables), rt_(runtime) {
   st.phv.assign(static_cast<std::size_t>(p_.phv_limbs), 0);
   st.valid.assign(p_.headers.size(), 0);
   st.valid_init.assign(p_.headers.size(), 0);
@@ -25,6 +26,7 @@ Executor::Executor(const Program& program, std::vector<TableRuntime>& tables) : 
   std::size_t select = 1;
   for (const ParseState& s : p_.parser.states) select = std::max(select, static_cast<std::size_t>(s.key_bytes));
   st.select_key.assign(select, 0);
+  st.vset_key.reserve(select);
   // Headers can add at most the whole header vector to a frame.
   st.out.assign(P4_MAX_FRAME_BYTES + P4_MAX_PHV_BYTES, 0);
   std::size_t args = 0;
@@ -34,6 +36,10 @@ Executor::Executor(const Program& program, std::vector<TableRuntime>& tables) : 
     for (const ParseOp& op : s.ops) args = std::max(args, op.prim.args.size());
   for (const Prim& pr : p_.deparser.prims) args = std::max(args, pr.args.size());
   st.extern_args.assign(std::max<std::size_t>(args, 1), Value::zero());
+  // The largest input a calculation builds, or a header for the ipv4 checksum.
+  std::size_t calc = P4_MAX_PHV_BYTES;
+  for (const CalculationInfo& c : p_.calculations) calc = std::max(calc, static_cast<std::size_t>(c.max_bytes));
+  st.calc_buf.assign(calc + 8, 0);
 }
 
 void Executor::begin_frame(const std::uint8_t* pkt, std::size_t len, std::uint32_t in_port) {
@@ -56,8 +62,17 @@ void Executor::begin_frame(const std::uint8_t* pkt, std::size_t len, std::uint32
   st.parse_error_pending = false;
   st.truncate_len = -1;
   st.length_reg = static_cast<std::int64_t>(len);
+  st.ingress_length = len;
+  st.clone_session = st.clone_field_list = st.learn_list = st.resubmit_list = st.recirculate_list = 0;
+  st.checksum_error = false;
   st.action_data = nullptr;
   current_prim_ = nullptr;
+}
+
+void Executor::reset_metadata() {
+  for (const HeaderInfo& h : p_.headers)
+    if (h.metadata)
+      std::fill(st.phv.begin() + h.limb, st.phv.begin() + h.limb + h.nlimbs, 0);
 }
 
 void Executor::set_valid(int header) {
@@ -182,6 +197,13 @@ void Executor::emit_header(int header, std::uint8_t* at) const {
 }
 
 std::uint64_t Executor::parse() {
+  std::uint64_t error = parse_states();
+  // bmv2 verifies the checksums once the parser stops, whether or not it failed.
+  if (st.fault == nullptr && p_.verify_checksums) verify_checksums();
+  return error;
+}
+
+std::uint64_t Executor::parse_states() {
   const CoreErrors& ce = p_.core_errors;
   int state = p_.parser.init_state;
   int steps = 0;
@@ -287,7 +309,17 @@ std::uint64_t Executor::parse() {
     int next = s.default_next;
     for (const Transition& t : s.transitions) {
       bool match = true;
-      for (int i = 0; i < s.key_bytes && match; ++i) match = (st.select_key[i] & t.mask[i]) == t.value[i];
+      if (t.vset >= 0) {
+        // A value set's members, laid out and masked as the key (bmv2's ParseVSet).
+        const auto& members = rt_.vset_cases[static_cast<std::size_t>(t.vset_case)];
+        if (members.empty()) continue;
+        std::vector<std::uint8_t>& k = st.vset_key;
+        k.assign(st.select_key.begin(), st.select_key.begin() + s.key_bytes);
+        for (int i = 0; i < s.key_bytes; ++i) k[static_cast<std::size_t>(i)] &= t.mask[static_cast<std::size_t>(i)];
+        match = members.count(k) != 0;
+      } else {
+        for (int i = 0; i < s.key_bytes && match; ++i) match = (st.select_key[i] & t.mask[i]) == t.value[i];
+      }
       if (match) {
         next = t.next;
         break;
@@ -299,6 +331,9 @@ std::uint64_t Executor::parse() {
 }
 
 std::size_t Executor::deparse() {
+  // bmv2's deparser updates the checksums first, then runs its primitives, then emits.
+  if (p_.update_checksums) update_checksums();
+  if (st.fault != nullptr) return 0;
   for (const Prim& prim : p_.deparser.prims) {
     exec_prim(prim);
     if (st.fault != nullptr) return 0;

@@ -22,12 +22,26 @@ void Executor::load_field(int field, Value& out) const {
   int i = 0;
   for (; i < f.nlimbs; ++i) out.w[i] = src[i];
   for (; i < kValueLimbs; ++i) out.w[i] = 0;
+  // A signed field holds its two's complement bits; it reads as the signed number.
+  if (f.is_signed && out.bit(f.width - 1)) {
+    Value high = Value::ones(kValueBits);
+    value_shl(high, high, static_cast<unsigned>(f.width));
+    value_or(out, out, high);
+  }
 }
 
 void Executor::store_field(int field, const Value& v) {
   const FieldInfo& f = p_.fields[field];
   std::uint64_t* dst = &st.phv[static_cast<std::size_t>(f.limb)];
-  for (int i = 0; i < f.nlimbs; ++i) dst[i] = v.w[i];
+  const Value* src = &v;
+  Value clamped;
+  if (f.saturating) {
+    // bmv2's saturating fields clamp to their range rather than wrap.
+    if (f.is_signed) value_sat_cast(clamped, v, f.width);
+    else value_usat_cast(clamped, v, f.width);
+    src = &clamped;
+  }
+  for (int i = 0; i < f.nlimbs; ++i) dst[i] = src->w[i];
   int rem = f.width % 64;
   if (rem != 0) dst[f.nlimbs - 1] &= (1ull << rem) - 1;
   // The device policy needs to know whether the program chose a port at all.

@@ -114,7 +114,6 @@ int Loader::expr(const Json& v, const ExprScope& scope, const std::string& where
     if (val.is_array() && val.size() == 2 && val[1].is_string() && val[1].get<std::string>() == "$valid$" && val[0].is_string())
       return add_node(ExprOp::kValidField, ExprKind::kData, header_ref(val[0].get<std::string>(), where));
     int f = field_ref(val, where);
-    use_field(f, false, where);
     return add_node(ExprOp::kField, ExprKind::kData, f);
   }
   if (type == "hexstr") return add_const(hexstr(val, where));
@@ -322,7 +321,6 @@ int Loader::as_lvalue(int n, const std::string& where) {
   const ExprNode& node = p_.exprs[n];
   switch (node.op) {
     case ExprOp::kField:
-      use_field(node.a, true, where);
       return n;
     case ExprOp::kAccessField:
     case ExprOp::kStackLastField:

@@ -30,6 +30,11 @@ inline std::uint64_t make_meta(std::int32_t action, std::int32_t rank) {
 
 std::uint64_t hash_bytes(const std::uint8_t* data, int n);
 
+// An indirect table's entry names a profile member, or a group (flagged), in place of an
+// action: ids below 2^30.
+inline constexpr std::uint32_t kIndirectGroupFlag = 1u << 30;
+inline constexpr std::uint32_t kIndirectIdMask = kIndirectGroupFlag - 1;
+
 // Entries by stable slot (ternary tables, short LPM prefixes). Record: key words | meta |
 // runtime data. Slots are reused after a delete; the sequence number keeps "earliest insert
 // wins among equal priorities" stable across reuse.

@@ -1,0 +1,117 @@
+// Calculations and checksums as bmv2 computes them (calculations.cpp's BufBuilder,
+// checksums.cpp): a calculation's input is its fields bit-packed one after another, fields
+// of invalid headers left out, constants at their declared width, whole valid headers and
+// the payload at byte boundaries; the hash runs over those bytes. The parser verifies each
+// checksum whose header is valid and whose condition holds, and a mismatch sets the packet's
+// checksum error; the deparser, before it emits, writes each updated checksum whose
+// condition holds.
+#include <cstring>
+
+#include "bits.h"
+#include "exec.h"
+#include "hash_algos.h"
+
+namespace dpusim::p4 {
+
+namespace {
+
+// Appends `width` bits to the buffer at bit position *bits (the buffer's bytes past the
+// position are zero).
+void append_limbs(std::uint8_t* buf, std::size_t* bits, const std::uint64_t* limbs, int width) {
+  if (width <= 0) return;
+  limbs_to_wire(limbs, width, buf, *bits);
+  *bits += static_cast<std::size_t>(width);
+}
+
+}  // namespace
+
+std::uint64_t Executor::calculation(int index) {
+  const CalculationInfo& c = p_.calculations[static_cast<std::size_t>(index)];
+  std::uint8_t* buf = st.calc_buf.data();
+  std::memset(buf, 0, static_cast<std::size_t>(c.max_bytes));
+  std::size_t bits = 0;
+  for (const CalcInput& in : c.inputs) {
+    switch (in.kind) {
+      case CalcInput::Kind::kField: {
+        const FieldInfo& f = p_.fields[static_cast<std::size_t>(in.a)];
+        if (!st.valid[static_cast<std::size_t>(f.header)]) break;  // bmv2 skips it
+        int width = f.varbit ? st.vl_bits[static_cast<std::size_t>(f.header)] : f.width;
+        append_limbs(buf, &bits, &st.phv[static_cast<std::size_t>(f.limb)], width);
+        break;
+      }
+      case CalcInput::Kind::kConst:
+        append_limbs(buf, &bits, p_.consts[static_cast<std::size_t>(in.a)].w, in.bits);
+        break;
+      case CalcInput::Kind::kHeader:
+        if (!st.valid[static_cast<std::size_t>(in.a)]) break;
+        bits = (bits + 7) / 8 * 8;
+        emit_header(in.a, buf + bits / 8);
+        bits += header_bytes(in.a) * 8;
+        break;
+      case CalcInput::Kind::kPayload: {
+        bits = (bits + 7) / 8 * 8;
+        std::size_t n = st.pkt_len - st.cursor;
+        std::memcpy(buf + bits / 8, st.pkt + st.cursor, n);
+        bits += n * 8;
+        break;
+      }
+    }
+  }
+  const std::size_t n = (bits + 7) / 8;
+  switch (c.algo) {
+    case HashAlgo::kCsum16:
+    case HashAlgo::kCksum16: return csum16(buf, n);
+    case HashAlgo::kIdentity: return identity_hash(buf, n);
+    case HashAlgo::kXor16: return xor_fold(buf, n, 2);
+    case HashAlgo::kXor32: return xor_fold(buf, n, 4);
+    case HashAlgo::kRoundRobin: return rt_.round_robin[static_cast<std::size_t>(index)]++;
+    default: return rt_.crcs[static_cast<std::size_t>(index)].compute(buf, n);
+  }
+}
+
+namespace {
+
+// bmv2's built-in "ipv4" checksum: csum16 of the header's bytes with the checksum bytes
+// (10 and 11) zeroed.
+std::uint64_t ipv4_checksum(std::uint8_t* bytes, std::size_t n) {
+  bytes[10] = bytes[11] = 0;
+  return csum16(bytes, n);
+}
+
+}  // namespace
+
+void Executor::verify_checksums() {
+  for (const ChecksumInfo& c : p_.checksums) {
+    if (!c.verify) continue;
+    const FieldInfo& target = p_.fields[static_cast<std::size_t>(c.target)];
+    if (!st.valid[static_cast<std::size_t>(target.header)]) continue;
+    if (c.cond >= 0 && !eval_bool(c.cond)) continue;
+    std::uint64_t computed;
+    if (c.ipv4) {
+      emit_header(target.header, st.calc_buf.data());
+      computed = ipv4_checksum(st.calc_buf.data(), header_bytes(target.header));
+    } else {
+      computed = calculation(c.calc);
+    }
+    if (computed != field_u64(c.target)) st.checksum_error = true;
+  }
+}
+
+void Executor::update_checksums() {
+  for (const ChecksumInfo& c : p_.checksums) {
+    if (!c.update) continue;
+    if (c.cond >= 0 && !eval_bool(c.cond)) continue;
+    const FieldInfo& target = p_.fields[static_cast<std::size_t>(c.target)];
+    std::uint64_t computed;
+    if (c.ipv4) {
+      if (!st.valid[static_cast<std::size_t>(target.header)]) continue;
+      emit_header(target.header, st.calc_buf.data());
+      computed = ipv4_checksum(st.calc_buf.data(), header_bytes(target.header));
+    } else {
+      computed = calculation(c.calc);
+    }
+    store_field(c.target, Value::of(computed));
+  }
+}
+
+}  // namespace dpusim::p4
