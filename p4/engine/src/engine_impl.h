@@ -3,7 +3,10 @@
 // and control.cpp (the other control-plane objects).
 #pragma once
 
+#include <algorithm>
+#include <cstring>
 #include <deque>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -55,7 +58,22 @@ struct Engine::Impl {
   std::unique_ptr<Executor> exec;
   Stats stats;
   RunResult result;
-  std::vector<std::uint8_t> arena;  // the bytes of result.outputs
+  // The bytes of result.outputs, one after another; the deparser writes each packet in place.
+  struct Arena {
+    std::unique_ptr<std::uint8_t[]> buf;
+    std::size_t cap = 0, len = 0;
+    // Room for `need` more bytes at the end (the buffer may move).
+    std::uint8_t* tail(std::size_t need) {
+      if (len + need > cap) {
+        std::size_t c = std::max(len + need, cap * 2);
+        std::unique_ptr<std::uint8_t[]> b(new std::uint8_t[c]);
+        if (len) std::memcpy(b.get(), buf.get(), len);
+        buf = std::move(b);
+        cap = c;
+      }
+      return buf.get() + len;
+    }
+  } arena;
 
   // simple_switch.cpp: one input frame's packets, run to completion.
   std::vector<PacketJob> pool;
@@ -103,7 +121,7 @@ struct Engine::Impl {
   void reset_metadata(PacketJob& job) const;
   void set_field(PacketJob& job, int field, std::uint64_t value) const;
   void drop(DropReason reason);
-  void emit(std::uint32_t port, const std::uint8_t* data, std::size_t size);
+  void emit(std::uint32_t port, std::size_t size);  // the packet deparsed at the arena's tail
   bool port_exists(std::uint32_t port) const;
 };
 

@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "dpusim/p4/limits.h"
 #include "program.h"
 #include "runtime.h"
 #include "tables.h"
@@ -46,6 +47,9 @@ struct FrameState {
   std::vector<std::uint32_t> stack_next;
   std::vector<std::uint32_t> union_stack_next;
   std::vector<std::uint16_t> vl_bits;   // per header: its varbit field's width this frame
+  // Per header: where the parser extracted it from, while none of its fields has changed
+  // since (the deparser then copies those bytes instead of packing the fields again).
+  std::vector<const std::uint8_t*> wire_src;
   const std::uint8_t* pkt = nullptr;
   std::size_t pkt_len = 0;
   std::size_t cursor = 0;               // bytes the parser consumed
@@ -73,8 +77,8 @@ struct FrameState {
   std::vector<std::uint8_t> key_scratch;
   std::vector<std::uint8_t> select_key; // parser transition key scratch
   std::vector<std::uint8_t> vset_key;   // ... masked, for a value set
-  std::vector<std::uint8_t> out;        // the deparsed frame
   std::vector<std::uint8_t> calc_buf;   // a calculation's input bytes
+  std::vector<std::uint8_t> wire_window;  // a fixed header's bytes, with slack for 8-byte loads
   std::vector<Value> extern_args;
   void* extern_context = nullptr;
 };
@@ -88,14 +92,26 @@ class Executor {
   // when none).
   std::uint64_t parse();
   void run_pipeline(const PipelineInfo& pipeline);
-  // Deparses into FrameState::out; returns the frame's size.
-  std::size_t deparse();
+  // Deparses into `out`, which holds kDeparseBytes; returns the frame's size.
+  static constexpr std::size_t kDeparseBytes = P4_MAX_FRAME_BYTES + P4_MAX_PHV_BYTES + 8;
+  std::size_t deparse(std::uint8_t* out);
 
   void load_field(int field, Value& out) const;
   void store_field(int field, const Value& v);
-  std::uint64_t field_u64(int field) const;  // the low 64 bits
+  // store_field of a small number.
+  void store_u64(int field, std::uint64_t v) {
+    const FieldInfo& f = p_.fields[static_cast<std::size_t>(field)];
+    if (f.saturating || f.is_signed || f.nlimbs != 1) return store_field(field, Value::of(v));
+    st.phv[static_cast<std::size_t>(f.limb)] = f.width < 64 ? v & ((1ull << f.width) - 1) : v;
+    st.wire_src[static_cast<std::size_t>(f.header)] = nullptr;
+    if (field == p_.f_egress_spec) st.egress_spec_written = true;
+  }
+  // The low 64 bits.
+  std::uint64_t field_u64(int field) const { return st.phv[static_cast<std::size_t>(p_.fields[static_cast<std::size_t>(field)].limb)]; }
   // Zeroes every metadata header's fields (bmv2's PHV::reset_metadata).
   void reset_metadata();
+  // Forgets where headers were extracted from (their fields were rewritten wholesale).
+  void forget_wire() { std::fill(st.wire_src.begin(), st.wire_src.end(), nullptr); }
 
   // Calculations and checksums (exec_checksum.cpp).
   std::uint64_t calculation(int calc);
@@ -119,6 +135,8 @@ class Executor {
   // Headers (exec_headers.cpp).
   void set_valid(int header);
   void set_invalid(int header) { st.valid[header] = 0; }
+  // The header's fields change other than through store_field.
+  void touch(int header) { st.wire_src[static_cast<std::size_t>(header)] = nullptr; }
   void copy_header(int dst, int src);
   struct StackView;
   void swap_elements(const StackView& s, std::size_t i, std::size_t j);

@@ -124,6 +124,7 @@ void Executor::exec_prim(const Prim& pr) {
       // bmv2 zeroes a header that becomes valid this way, and grows the packet length.
       const HeaderInfo& hi = p_.headers[h];
       std::memset(&st.phv[static_cast<std::size_t>(hi.limb)], 0, static_cast<std::size_t>(hi.nlimbs) * 8);
+      touch(h);
       set_valid(h);
       st.length_reg += static_cast<std::int64_t>(header_bytes(h));
       return;
@@ -219,11 +220,16 @@ void Executor::exec_prim(const Prim& pr) {
 
 void Executor::build_key(const TableInfo& t) {
   std::uint8_t* key = st.key.data();
-  for (const KeyField& kf : t.keys) {
+  // In offset order, so that a field's 8-byte store (the key has 8 bytes of slack) is
+  // overwritten by the fields after it.
+  for (int k : t.key_order) {
+    const KeyField& kf = t.keys[static_cast<std::size_t>(k)];
     std::uint8_t* at = key + kf.offset;
     if (kf.field >= 0) {
       const FieldInfo& f = p_.fields[kf.field];
-      limbs_to_be(&st.phv[static_cast<std::size_t>(f.limb)], f.nlimbs, kf.nbytes, at);
+      const std::uint64_t* limbs = &st.phv[static_cast<std::size_t>(f.limb)];
+      if (kf.nbytes <= 8) store_be64(at, limbs[0] << (64 - 8 * kf.nbytes));
+      else limbs_to_be(limbs, f.nlimbs, kf.nbytes, at);
     } else {
       *at = st.valid[kf.header];
     }

@@ -13,51 +13,38 @@
 
 namespace dpusim::p4 {
 
-namespace {
-
-// Appends `width` bits to the buffer at bit position *bits (the buffer's bytes past the
-// position are zero).
-void append_limbs(std::uint8_t* buf, std::size_t* bits, const std::uint64_t* limbs, int width) {
-  if (width <= 0) return;
-  limbs_to_wire(limbs, width, buf, *bits);
-  *bits += static_cast<std::size_t>(width);
-}
-
-}  // namespace
-
 std::uint64_t Executor::calculation(int index) {
   const CalculationInfo& c = p_.calculations[static_cast<std::size_t>(index)];
-  std::uint8_t* buf = st.calc_buf.data();
-  std::memset(buf, 0, static_cast<std::size_t>(c.max_bytes));
-  std::size_t bits = 0;
+  WireWriter w{st.calc_buf.data()};
   for (const CalcInput& in : c.inputs) {
     switch (in.kind) {
       case CalcInput::Kind::kField: {
         const FieldInfo& f = p_.fields[static_cast<std::size_t>(in.a)];
         if (!st.valid[static_cast<std::size_t>(f.header)]) break;  // bmv2 skips it
         int width = f.varbit ? st.vl_bits[static_cast<std::size_t>(f.header)] : f.width;
-        append_limbs(buf, &bits, &st.phv[static_cast<std::size_t>(f.limb)], width);
+        w.push_limbs(&st.phv[static_cast<std::size_t>(f.limb)], width);
         break;
       }
       case CalcInput::Kind::kConst:
-        append_limbs(buf, &bits, p_.consts[static_cast<std::size_t>(in.a)].w, in.bits);
+        w.push_limbs(p_.consts[static_cast<std::size_t>(in.a)].w, in.bits);
         break;
       case CalcInput::Kind::kHeader:
         if (!st.valid[static_cast<std::size_t>(in.a)]) break;
-        bits = (bits + 7) / 8 * 8;
-        emit_header(in.a, buf + bits / 8);
-        bits += header_bytes(in.a) * 8;
+        w.finish();  // a header starts on a byte
+        emit_header(in.a, w.out);
+        w.out += header_bytes(in.a);
         break;
       case CalcInput::Kind::kPayload: {
-        bits = (bits + 7) / 8 * 8;
+        w.finish();
         std::size_t n = st.pkt_len - st.cursor;
-        std::memcpy(buf + bits / 8, st.pkt + st.cursor, n);
-        bits += n * 8;
+        std::memcpy(w.out, st.pkt + st.cursor, n);
+        w.out += n;
         break;
       }
     }
   }
-  const std::size_t n = (bits + 7) / 8;
+  const std::uint8_t* buf = st.calc_buf.data();
+  const std::size_t n = static_cast<std::size_t>(w.finish() - buf);
   switch (c.algo) {
     case HashAlgo::kCsum16:
     case HashAlgo::kCksum16: return csum16(buf, n);
@@ -110,7 +97,7 @@ void Executor::update_checksums() {
     } else {
       computed = calculation(c.calc);
     }
-    store_field(c.target, Value::of(computed));
+    store_u64(c.target, computed);
   }
 }
 

@@ -44,11 +44,11 @@ void Executor::store_field(int field, const Value& v) {
   for (int i = 0; i < f.nlimbs; ++i) dst[i] = src->w[i];
   int rem = f.width % 64;
   if (rem != 0) dst[f.nlimbs - 1] &= (1ull << rem) - 1;
+  st.wire_src[static_cast<std::size_t>(f.header)] = nullptr;
   // The device policy needs to know whether the program chose a port at all.
   if (field == p_.f_egress_spec) st.egress_spec_written = true;
 }
 
-std::uint64_t Executor::field_u64(int field) const { return st.phv[static_cast<std::size_t>(p_.fields[field].limb)]; }
 
 namespace {
 

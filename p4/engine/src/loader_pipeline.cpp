@@ -1,5 +1,6 @@
 // Pipelines: tables and conditionals (JSON_format.md "pipelines"), the check that each
 // table's match_type is the one its keys make it, the entry budget and the cycle check.
+#include <algorithm>
 #include <set>
 
 #include "dpusim/p4/limits.h"
@@ -246,6 +247,9 @@ void Loader::load_pipelines() {
       off += tab.keys[tab.lpm_key].nbytes;
     }
     tab.key_bytes = off;
+    for (std::size_t k = 0; k < tab.keys.size(); ++k) tab.key_order.push_back(static_cast<int>(k));
+    std::sort(tab.key_order.begin(), tab.key_order.end(),
+              [&](int a, int b) { return tab.keys[static_cast<std::size_t>(a)].offset < tab.keys[static_cast<std::size_t>(b)].offset; });
 
     std::int64_t max_size = integer(t, "max_size", where, 0, INT64_MAX);
     budget += static_cast<std::uint64_t>(max_size);

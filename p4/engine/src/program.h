@@ -222,6 +222,7 @@ struct TableInfo {
   int pipeline = 0;
   TableMatchType match_type = TableMatchType::kExact;
   std::vector<KeyField> keys;
+  std::vector<int> key_order;       // key indices by offset in the table's key
   int key_bytes = 0;
   int lpm_key = -1;
   std::vector<int> actions;         // action ids this table may run

@@ -94,6 +94,7 @@ void Engine::Impl::restore(int job) {
   st.clone_session = st.clone_field_list = 0;
   st.exit = st.stop = false;
   st.fault = nullptr;
+  exec->forget_wire();
 }
 
 int Engine::Impl::snapshot_for_egress(std::uint32_t port) {
@@ -145,7 +146,7 @@ void Engine::Impl::drop(DropReason reason) {
   ++result.drops;
 }
 
-void Engine::Impl::emit(std::uint32_t port, const std::uint8_t* data, std::size_t size) {
+void Engine::Impl::emit(std::uint32_t port, std::size_t size) {
   if (size > P4_MAX_FRAME_BYTES) return drop(DropReason::kTooBig);
   if (size < P4_MIN_FRAME_BYTES) return drop(DropReason::kTooSmall);
   (port == P4_PORT_HOST ? stats.host_out : stats.uplink_out)++;
@@ -154,8 +155,8 @@ void Engine::Impl::emit(std::uint32_t port, const std::uint8_t* data, std::size_
   o.size = size;
   o.instance_type = program.f_instance_type >= 0 ? static_cast<std::uint32_t>(exec->field_u64(program.f_instance_type)) : 0;
   // Offsets for now: the arena may grow; run() turns them into pointers at the end.
-  o.data = reinterpret_cast<const std::uint8_t*>(arena.size());
-  arena.insert(arena.end(), data, data + size);
+  o.data = reinterpret_cast<const std::uint8_t*>(arena.len);
+  arena.len += size;
   result.outputs.push_back(o);
 }
 
@@ -181,8 +182,8 @@ void Engine::Impl::enqueue(int job, std::uint32_t port) {
   for (int q : egress_queue) depth += pool[static_cast<std::size_t>(q)].port == port ? 1 : 0;
   if (job < 0) {
     if (p.queueing_metadata) {
-      x.store_field(p.f_enq_timestamp, Value::of(x.st.now_us));
-      x.store_field(p.f_enq_qdepth, Value::of(depth));
+      x.store_u64(p.f_enq_timestamp, x.st.now_us);
+      x.store_u64(p.f_enq_qdepth, depth);
     }
     // Nothing queued ahead: the packet goes through egress now, without a copy.
     if (egress_queue.empty()) return egress(-1, port);
@@ -211,7 +212,7 @@ int Engine::Impl::multicast(int job, std::uint32_t mgid) {
         copy = new_job();
         pool[static_cast<std::size_t>(copy)] = pool[static_cast<std::size_t>(job)];
       } else {
-        exec->store_field(program.f_egress_rid, Value::of(n.rid));
+        if (program.f_egress_rid >= 0) exec->store_u64(program.f_egress_rid, n.rid);
         copy = snapshot_for_egress(port);
       }
       set_field(pool[static_cast<std::size_t>(copy)], program.f_egress_rid, n.rid);
@@ -242,15 +243,16 @@ void Engine::Impl::ingress(int job) {
   if (job < 0) {
     x.begin_frame(input, input_len, st.in_port);
     // simple_switch's receive: ingress port, length, instance type and the timestamp.
-    if (p.f_ingress_port >= 0) x.store_field(p.f_ingress_port, Value::of(st.in_port));
-    if (p.f_packet_length >= 0) x.store_field(p.f_packet_length, Value::of(input_len));
-    if (p.f_ingress_global_timestamp >= 0) x.store_field(p.f_ingress_global_timestamp, Value::of(st.now_us));
+    if (p.f_ingress_port >= 0) x.store_u64(p.f_ingress_port, st.in_port);
+    if (p.f_packet_length >= 0) x.store_u64(p.f_packet_length, input_len);
+    if (p.f_ingress_global_timestamp >= 0) x.store_u64(p.f_ingress_global_timestamp, st.now_us);
   } else {
     // A resubmitted or recirculated packet: its frame, and the metadata it was given.
     const PacketJob& pj = pool[static_cast<std::size_t>(job)];
     x.begin_frame(pj.bytes.data(), pj.bytes.size(), pj.in_port);
     for (const HeaderInfo& h : p.headers)
       if (h.metadata) std::copy(pj.phv.begin() + h.limb, pj.phv.begin() + h.limb + h.nlimbs, st.phv.begin() + h.limb);
+    // (Metadata is never emitted: what the deparser copies is only headers.)
     st.length_reg = pj.length_reg;
     st.ingress_length = pj.ingress_length;
   }
@@ -260,8 +262,8 @@ void Engine::Impl::ingress(int job) {
     return drop(DropReason::kFault);
   }
   if (error != p.core_errors.no_error) ++stats.parse_errors;
-  if (p.f_parser_error >= 0) x.store_field(p.f_parser_error, Value::of(error));
-  if (p.f_checksum_error >= 0) x.store_field(p.f_checksum_error, Value::of(st.checksum_error ? 1 : 0));
+  if (p.f_parser_error >= 0) x.store_u64(p.f_parser_error, error);
+  if (p.f_checksum_error >= 0) x.store_u64(p.f_checksum_error, st.checksum_error ? 1 : 0);
   st.egress_spec_written = false;
   x.run_pipeline(p.ingress);
   if (st.fault != nullptr) {
@@ -291,7 +293,7 @@ void Engine::Impl::end_of_ingress(int job) {
       // The copy is the original frame parsed again with its ingress port, then given
       // fresh metadata but for the field list.
       x.begin_frame(frame, frame_len, in_port);
-      if (p.f_ingress_port >= 0) x.store_field(p.f_ingress_port, Value::of(in_port));
+      if (p.f_ingress_port >= 0) x.store_u64(p.f_ingress_port, in_port);
       x.parse();
       int copy = -1;
       if (st.fault == nullptr) {
@@ -355,7 +357,7 @@ void Engine::Impl::end_of_ingress(int job) {
   std::uint64_t mgid = p.f_mcast_grp >= 0 ? x.field_u64(p.f_mcast_grp) : 0;
   if (mgid != 0) {
     // The original is abandoned for its copies.
-    x.store_field(p.f_instance_type, Value::of(kReplication));
+    if (p.f_instance_type >= 0) x.store_u64(p.f_instance_type, kReplication);
     if (multicast(-1, static_cast<std::uint32_t>(mgid)) == 0) drop(DropReason::kIngressDrop);
     return;
   }
@@ -371,7 +373,7 @@ void Engine::Impl::end_of_ingress(int job) {
   } else {
     port = static_cast<std::uint32_t>(spec);
   }
-  if (p.f_instance_type >= 0) x.store_field(p.f_instance_type, Value::of(kNormal));
+  if (p.f_instance_type >= 0) x.store_u64(p.f_instance_type, kNormal);
   enqueue(-1, port);
 }
 
@@ -385,19 +387,19 @@ void Engine::Impl::egress(int job, std::uint32_t port) {
     restore(job);
     // The job's bytes stay in use (st.pkt) until this egress ends.
   }
-  if (p.f_egress_global_timestamp >= 0) x.store_field(p.f_egress_global_timestamp, Value::of(st.now_us));
+  if (p.f_egress_global_timestamp >= 0) x.store_u64(p.f_egress_global_timestamp, st.now_us);
   if (p.queueing_metadata) {
     std::uint64_t behind = 0;
     for (int q : egress_queue) behind += pool[static_cast<std::size_t>(q)].port == port ? 1 : 0;
-    x.store_field(p.f_deq_timedelta, Value::zero());
-    x.store_field(p.f_deq_qdepth, Value::of(behind));
-    if (p.f_qid >= 0) x.store_field(p.f_qid, Value::zero());
+    x.store_u64(p.f_deq_timedelta, 0);
+    x.store_u64(p.f_deq_qdepth, behind);
+    if (p.f_qid >= 0) x.store_u64(p.f_qid, 0);
   }
   // egress_port is the resolved port; egress_spec becomes the drop port + 1 (512, which a
   // 9-bit field holds as 0) so that only an explicit drop drops.
-  if (p.f_egress_port >= 0) x.store_field(p.f_egress_port, Value::of(port));
-  x.store_field(p.f_egress_spec, Value::of(P4_V1MODEL_DROP_PORT + 1));
-  if (p.f_packet_length >= 0) x.store_field(p.f_packet_length, Value::of(static_cast<std::uint64_t>(st.length_reg)));
+  if (p.f_egress_port >= 0) x.store_u64(p.f_egress_port, port);
+  x.store_u64(p.f_egress_spec, P4_V1MODEL_DROP_PORT + 1);
+  if (p.f_packet_length >= 0) x.store_u64(p.f_packet_length, static_cast<std::uint64_t>(st.length_reg));
   x.run_pipeline(p.egress);
   auto finish = [&](DropReason reason) {
     if (reason != DropReason::kNone) drop(reason);
@@ -423,7 +425,8 @@ void Engine::Impl::egress(int job, std::uint32_t port) {
   }
   if (x.field_u64(p.f_egress_spec) == P4_V1MODEL_DROP_PORT) return finish(DropReason::kEgressDrop);
 
-  std::size_t size = x.deparse();
+  std::uint8_t* frame = arena.tail(Executor::kDeparseBytes);
+  std::size_t size = x.deparse(frame);
   if (st.fault != nullptr) return finish(DropReason::kFault);
   if (st.recirculate_list != 0) {
     int again = new_job();
@@ -432,7 +435,7 @@ void Engine::Impl::egress(int job, std::uint32_t port) {
     copy_field_list(r, st.phv, st.recirculate_list);
     set_field(r, p.f_instance_type, kRecirc);
     set_field(r, p.f_packet_length, size);
-    r.bytes.assign(st.out.begin(), st.out.begin() + static_cast<std::ptrdiff_t>(size));
+    r.bytes.assign(frame, frame + size);
     r.owns_bytes = true;
     r.in_port = st.in_port;
     r.length_reg = static_cast<std::int64_t>(size);
@@ -441,7 +444,7 @@ void Engine::Impl::egress(int job, std::uint32_t port) {
     ingress_queue.push_back(again);
     return finish(DropReason::kNone);
   }
-  emit(port, st.out.data(), size);
+  emit(port, size);
   finish(DropReason::kNone);
 }
 
@@ -455,7 +458,7 @@ void Engine::Impl::run_frame(std::uint32_t in_port, const std::uint8_t* frame, s
   result.drops = 0;
   result.first_drop = DropReason::kNone;
   result.fault = nullptr;
-  arena.clear();
+  arena.len = 0;
   x.st.now_us = time_ns / 1000;
   x.st.logs = &result.logs;
   (in_port == P4_PORT_HOST ? stats.host_in : stats.uplink_in)++;
@@ -484,7 +487,7 @@ void Engine::Impl::run_frame(std::uint32_t in_port, const std::uint8_t* frame, s
     if (to_ingress) ingress(job);
     else egress(job, pool[static_cast<std::size_t>(job)].port);
   }
-  for (OutputPacket& o : result.outputs) o.data = arena.data() + reinterpret_cast<std::size_t>(o.data);
+  for (OutputPacket& o : result.outputs) o.data = arena.buf.get() + reinterpret_cast<std::size_t>(o.data);
 }
 
 const RunResult& Engine::run(std::uint32_t in_port, const std::uint8_t* frame, std::size_t size, std::uint64_t time_ns) {

@@ -18,6 +18,7 @@
 #include <cstdint>
 #include <map>
 #include <memory>
+#include <set>
 #include <vector>
 
 namespace dpusim::p4 {
@@ -157,12 +158,24 @@ class LpmTable {
   RecordHash long_;
 };
 
+// Two searches over the same entries, chosen by the table's shape:
+//  - tuple-space search: one hash probe per distinct mask, masks visited by their best
+//    entry (priority, then the lowest handle), stopped once none can win; cheap with few
+//    masks, whatever the number of entries;
+//  - bit vectors (Lakshman and Stiliadis, SIGCOMM 1998) for tables of at most
+//    kBitVectorMaxEntries entries and many masks: per key byte and byte value, the set of
+//    entries that byte value matches, entries numbered in rank order, so that the first bit
+//    of the sets' intersection is the winner. Rebuilt on the first lookup after a change.
 class TernaryIndex {
  public:
+  static constexpr std::size_t kBitVectorMaxEntries = 4096;
+  static constexpr int kBitVectorMaxKeyBytes = 16;
+  static constexpr std::size_t kBitVectorMinMasks = 16;
+
   explicit TernaryIndex(EntryStore* store) : store_(store) {}
-  // The matching slot of highest priority (earliest insert among equals), or -1.
+  // The matching slot of highest priority (the lowest handle among equals), or -1.
   // `scratch` must hold key_bytes bytes.
-  int lookup(const std::uint8_t* key, std::uint8_t* scratch) const;
+  int lookup(const std::uint8_t* key, std::uint8_t* scratch);
   // The slot with this masked key, mask and priority, or -1.
   int find(const std::uint8_t* key, const std::uint8_t* mask, std::int32_t priority) const;
   void insert(int slot);
@@ -180,12 +193,21 @@ class TernaryIndex {
   struct Group {
     std::vector<std::uint8_t> mask;
     std::unique_ptr<Heads> heads;
-    std::map<std::int32_t, std::uint32_t> priorities;  // priority -> count
+    std::map<std::int32_t, std::set<std::uint64_t>> priorities;  // priority -> its entries' handles
     std::int32_t max_priority = 0;
+    std::uint64_t first_handle = 0;  // the lowest handle at max_priority
   };
   Group* group_for(const std::uint8_t* mask) const;
   void reorder();
   bool better(int a, int b) const;  // a beats b
+  int lookup_bits(const std::uint8_t* key);
+  void rebuild_bits();
+  // Bit vectors: rows_[(byte * 256 + value) * words_ + w], bit i = order_[i] matches.
+  bool bits_dirty_ = true;
+  bool use_bits_ = false;
+  std::size_t words_ = 0;
+  std::vector<std::uint64_t> rows_;
+  std::vector<std::int32_t> order_;
   EntryStore* store_;
   std::vector<std::unique_ptr<Group>> groups_;  // by max_priority, highest first
 };
