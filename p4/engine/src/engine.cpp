@@ -114,7 +114,8 @@ std::string Engine::summary() const {
   std::ostringstream s;
   s << (p.name.empty() ? "program" : p.name) << ": " << headers << " headers, " << metadata << " metadata, "
     << p.parser.states.size() << " parse states, " << p.actions.size() << " actions, " << p.tables.size()
-    << " tables (" << n[0] << " exact, " << n[1] << " lpm, " << n[2] << " ternary), " << p.conditionals.size()
+    << " tables (" << n[0] << " exact, " << n[1] << " lpm, " << n[2] << " ternary" << (n[3] ? ", " + std::to_string(n[3]) + " range" : "")
+    << "), " << p.conditionals.size()
     << " conditionals, " << p.phv_bytes << "/" << P4_MAX_PHV_BYTES << " header vector bytes, "
     << p.entries_budget_used << " table entries requested";
   return s.str();

@@ -125,6 +125,7 @@ class Executor {
 
   // Expressions (expr_eval.cpp).
   void eval(int node, Value& out);
+  std::uint64_t eval_u64(int node);  // a node with small_bits >= 0
   bool eval_bool(int node);
   int eval_header(int node);  // header id, or -1 after a fault
   int eval_union(int node);

@@ -45,6 +45,12 @@ void Executor::exec_prim(const Prim& pr) {
   current_prim_ = &pr;
   switch (pr.op) {
     case PrimOp::kAssign: {
+      if (p_.exprs[static_cast<std::size_t>(pr.b)].small_bits >= 0) {
+        std::uint64_t v = eval_u64(pr.b);
+        int f = lvalue_field(pr.a);
+        if (f >= 0) store_u64(f, v);
+        return;
+      }
       Value v;
       eval(pr.b, v);
       int f = lvalue_field(pr.a);

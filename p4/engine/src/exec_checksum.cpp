@@ -16,7 +16,19 @@ namespace dpusim::p4 {
 std::uint64_t Executor::calculation(int index) {
   const CalculationInfo& c = p_.calculations[static_cast<std::size_t>(index)];
   WireWriter w{st.calc_buf.data()};
-  for (const CalcInput& in : c.inputs) {
+  for (std::size_t i = 0; i < c.inputs.size(); ++i) {
+    const CalcInput& in = c.inputs[i];
+    if (c.run_at[i] >= 0 && w.pending == 0) {
+      // Fields of a header the parser extracted and nothing changed: its bytes as they came.
+      const CalcRun& r = c.runs[static_cast<std::size_t>(c.run_at[i])];
+      const std::uint8_t* src = st.wire_src[static_cast<std::size_t>(r.header)];
+      if (src != nullptr && st.valid[static_cast<std::size_t>(r.header)]) {
+        std::memcpy(w.out, src + r.byte_offset, static_cast<std::size_t>(r.bytes));
+        w.out += r.bytes;
+        i += static_cast<std::size_t>(r.inputs) - 1;
+        continue;
+      }
+    }
     switch (in.kind) {
       case CalcInput::Kind::kField: {
         const FieldInfo& f = p_.fields[static_cast<std::size_t>(in.a)];

@@ -98,6 +98,7 @@ class Loader {
   int as_lvalue(int node, const std::string& where);  // checks a compiled node is a field
   int header_operand(const Json& v, const ExprScope& scope, const std::string& where);
   int add_node(ExprOp op, ExprKind kind, int a = -1, int b = -1, int c = -1);
+  int small_bits(const ExprNode& n) const;
   int add_const(const Value& v);
   // The static width of a data node when known (a field, a parameter), else -1.
   int static_width(int node) const;

@@ -63,6 +63,34 @@ int Loader::add_calculation(const std::string& name, int id, const std::string& 
       case CalcInput::Kind::kPayload: c.max_bytes += static_cast<int>(P4_MAX_FRAME_BYTES) + 1; break;
     }
   }
+  c.run_at.assign(c.inputs.size(), -1);
+  for (std::size_t i = 0; i < c.inputs.size();) {
+    std::size_t j = i;
+    if (c.inputs[i].kind == CalcInput::Kind::kField) {
+      const FieldInfo& f0 = p_.fields[static_cast<std::size_t>(c.inputs[i].a)];
+      const HeaderInfo& h = p_.headers[static_cast<std::size_t>(f0.header)];
+      int end = f0.bit_offset + f0.width;
+      if (!h.metadata && h.varbit_field < 0 && f0.bit_offset % 8 == 0) {
+        while (j + 1 < c.inputs.size() && c.inputs[j + 1].kind == CalcInput::Kind::kField) {
+          const FieldInfo& g = p_.fields[static_cast<std::size_t>(c.inputs[j + 1].a)];
+          if (g.header != f0.header || g.bit_offset != end) break;
+          end += g.width;
+          ++j;
+        }
+        // Trim to the last input that ends on a byte.
+        while (j > i && end % 8 != 0) {
+          const FieldInfo& g = p_.fields[static_cast<std::size_t>(c.inputs[j].a)];
+          end -= g.width;
+          --j;
+        }
+        if (end % 8 == 0 && j > i) {
+          c.run_at[i] = static_cast<std::int32_t>(c.runs.size());
+          c.runs.push_back({f0.header, static_cast<int>(j - i + 1), f0.bit_offset / 8, (end - f0.bit_offset) / 8});
+        }
+      }
+    }
+    i = j + 1;
+  }
   p_.calculations.push_back(std::move(c));
   return static_cast<int>(p_.calculations.size()) - 1;
 }

@@ -116,7 +116,11 @@ struct ExprNode {
   ExprOp op;
   ExprKind kind;
   std::int32_t a = -1, b = -1, c = -1;
+  // For data nodes: the most bits the value can have when it is never negative and fits
+  // in kSmallBits (the executor then computes it in a 64-bit word), else -1.
+  std::int16_t small_bits = -1;
 };
+inline constexpr int kSmallBits = 63;
 
 enum class PrimOp : std::uint8_t {
   kAssign,            // a = lvalue node, b = value node
@@ -333,11 +337,22 @@ struct CalcInput {
   int bits = 0;    // constants
 };
 
+// Consecutive inputs that are one fixed header's consecutive fields, whole bytes from a
+// byte boundary: while the header is as the parser extracted it, they are its bytes.
+struct CalcRun {
+  int header = -1;
+  int inputs = 0;      // how many inputs it covers
+  int byte_offset = 0;
+  int bytes = 0;
+};
+
 struct CalculationInfo {
   std::string name;
   int id = 0;
   HashAlgo algo = HashAlgo::kCrc16;
   std::vector<CalcInput> inputs;
+  std::vector<std::int32_t> run_at;  // per input: the run starting there, or -1
+  std::vector<CalcRun> runs;
   int max_bytes = 0;  // the most input bytes it can build
 };
 
