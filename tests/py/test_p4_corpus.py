@@ -1,6 +1,6 @@
-"""The real bmv2 programs of ../shared/p4-corpus: every v1model program loads (those that are
-not v1model programs are refused, as simple_switch refuses them), and the corpus README's
-packet expectations hold, with more from bmv2's own tests of the same programs
+"""The real bmv2 programs of the shared test data's p4-corpus folder: every v1model program loads
+(those that are not v1model programs are refused, as simple_switch refuses them), and the corpus
+README's packet expectations hold, with more from bmv2's own tests of the same programs
 (targets/simple_switch/tests, targets/simple_switch_grpc/tests), driven through
 simple_switch_CLI commands as users drive simple_switch."""
 import subprocess

@@ -1,6 +1,6 @@
-"""The p4c STF suite of ../shared/p4-stf, in process: every STF test passes (bmv2
-simple_switch passed all 263), but extern-funcs-bmv2, which simple_switch runs only with the
-extern function module p4c's test loads (--load-modules); without one the engine refuses it
+"""The p4c STF suite (the shared test data's p4-stf folder), in process: every STF test passes
+(bmv2 simple_switch passed all 263), but extern-funcs-bmv2, which simple_switch runs only with
+the extern function module p4c's test loads (--load-modules); without one the engine refuses it
 by the function's name, as simple_switch does. tests/cpp/p4/test_stf_suite.cpp runs all 263,
 that one with the module's function registered. The counts are printed."""
 from dpusim import p4

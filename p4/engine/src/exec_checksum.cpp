@@ -49,7 +49,7 @@ std::uint64_t Executor::calculation(int index) {
       case CalcInput::Kind::kPayload: {
         w.finish();
         std::size_t n = st.pkt_len - st.cursor;
-        std::memcpy(w.out, st.pkt + st.cursor, n);
+        if (n != 0) std::memcpy(w.out, st.pkt + st.cursor, n);
         w.out += n;
         break;
       }

@@ -386,7 +386,7 @@ std::size_t Executor::deparse(std::uint8_t* out) {
     pos += header_bytes(h);
   }
   std::size_t payload = st.pkt_len - st.cursor;
-  std::memcpy(out + pos, st.pkt + st.cursor, payload);
+  if (payload != 0) std::memcpy(out + pos, st.pkt + st.cursor, payload);  // an empty frame has no bytes
   pos += payload;
   if (st.truncate_len >= 0 && pos > static_cast<std::size_t>(st.truncate_len)) pos = static_cast<std::size_t>(st.truncate_len);
   return pos;

@@ -296,7 +296,7 @@ void Loader::resolve_v1model_fields() {
   if (p_.f_egress_spec < 0)
     refuse(LoadCode::kNoEgressSpec,
            "program has no field standard_metadata.egress_spec (nor a field alias for it), "
-           "so it cannot say where a frame goes");
+           "so it cannot say where a frame goes (simple_switch refuses it too: not a v1model program)");
   p_.f_ingress_port = role("standard_metadata.ingress_port");
   p_.f_egress_port = role("standard_metadata.egress_port");
   p_.f_packet_length = role("standard_metadata.packet_length");

@@ -1,4 +1,4 @@
-// The p4c STF suite of ../shared/p4-stf (skipped where that folder is absent): every one of
+// The p4c STF suite (the shared test data's p4-stf folder; skipped where absent): every one of
 // the 263 tests passes. extern-funcs-bmv2 runs as simple_switch ran it, with the extern
 // function of p4c's test module (testdata/extern_modules/extern-funcs-bmv2.cpp: f <- d)
 // registered, as --load-modules would.
