@@ -76,18 +76,22 @@ inline std::uint64_t read_bits_fast(const std::uint8_t* data, std::size_t start,
 // 8-byte windows would, stalling each load behind the store before it).
 struct WireWriter {
   std::uint8_t* out;
-  unsigned __int128 acc = 0;  // the pending bits (fewer than 64 between appends)
+  std::uint64_t acc = 0;  // the pending bits, right-aligned (fewer than 64 between appends)
   int pending = 0;
 
   void push(std::uint64_t v, int n) {  // n <= 64, v < 2^n
-    acc = (acc << n) | v;
-    pending += n;
-    if (pending >= 64) {
-      pending -= 64;
-      store_be64(out, static_cast<std::uint64_t>(acc >> pending));
-      out += 8;
-      acc &= (static_cast<unsigned __int128>(1) << pending) - 1;
+    const int total = pending + n;
+    if (total < 64) {  // so n < 64
+      acc = acc << n | v;
+      pending = total;
+      return;
     }
+    // A word is complete: the pending bits, then v's top 64 - pending bits.
+    const int rest = total - 64;  // v's bits left over, 0 to 63
+    store_be64(out, (pending == 0 ? 0 : acc << (64 - pending)) | v >> rest);
+    out += 8;
+    acc = rest == 0 ? 0 : v & ((1ull << rest) - 1);
+    pending = rest;
   }
   void push_limbs(const std::uint64_t* limbs, int width) {
     int top = (width - 1) / 64;  // the most significant limb first

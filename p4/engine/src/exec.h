@@ -101,8 +101,8 @@ class Executor {
   // store_field of a small number.
   void store_u64(int field, std::uint64_t v) {
     const FieldInfo& f = p_.fields[static_cast<std::size_t>(field)];
-    if (f.saturating || f.is_signed || f.nlimbs != 1) return store_field(field, Value::of(v));
-    st.phv[static_cast<std::size_t>(f.limb)] = f.width < 64 ? v & ((1ull << f.width) - 1) : v;
+    if (!f.plain) return store_field(field, Value::of(v));
+    st.phv[static_cast<std::size_t>(f.limb)] = v & f.width_mask;
     st.wire_src[static_cast<std::size_t>(f.header)] = nullptr;
     if (field == p_.f_egress_spec) st.egress_spec_written = true;
   }

@@ -8,9 +8,10 @@
 namespace dpusim::p4 {
 
 void Executor::run_action(int action, const std::uint64_t* data) {
+  const std::vector<Prim>& prims = p_.actions[action].prims;
+  if (prims.empty()) return;
   const std::uint64_t* saved = st.action_data;
   st.action_data = data;
-  const std::vector<Prim>& prims = p_.actions[action].prims;
   std::size_t i = 0;
   const std::size_t n = prims.size();
   int steps = 0;
@@ -228,27 +229,29 @@ void Executor::build_key(const TableInfo& t) {
   std::uint8_t* key = st.key.data();
   // In offset order, so that a field's 8-byte store (the key has 8 bytes of slack) is
   // overwritten by the fields after it.
-  for (int k : t.key_order) {
-    const KeyField& kf = t.keys[static_cast<std::size_t>(k)];
-    std::uint8_t* at = key + kf.offset;
-    if (kf.field >= 0) {
-      const FieldInfo& f = p_.fields[kf.field];
-      const std::uint64_t* limbs = &st.phv[static_cast<std::size_t>(f.limb)];
-      if (kf.nbytes <= 8) store_be64(at, limbs[0] << (64 - 8 * kf.nbytes));
-      else limbs_to_be(limbs, f.nlimbs, kf.nbytes, at);
+  for (const KeyStep& s : t.key_plan) {
+    std::uint8_t* at = key + s.offset;
+    if (s.limb >= 0) {
+      const std::uint64_t* limbs = &st.phv[static_cast<std::size_t>(s.limb)];
+      if (s.nbytes <= 8) store_be64(at, limbs[0] << (64 - 8 * s.nbytes));
+      else limbs_to_be(limbs, s.nlimbs, s.nbytes, at);
     } else {
-      *at = st.valid[kf.header];
+      *at = st.valid[static_cast<std::size_t>(s.header)];
     }
     // p4c's `field & constant`: the packet's key goes under the mask, as every entry did.
-    if (!kf.mask.empty())
-      for (int i = 0; i < kf.nbytes; ++i) at[i] &= kf.mask[static_cast<std::size_t>(i)];
+    if (s.masked) {
+      const std::vector<std::uint8_t>& mask = t.keys[static_cast<std::size_t>(s.key)].mask;
+      for (int i = 0; i < s.nbytes; ++i) at[i] &= mask[static_cast<std::size_t>(i)];
+    }
   }
+  // The key's last word is whole: zero past its end (into the slack), as a record's is.
+  std::memset(key + t.key_bytes, 0, 8);
 }
 
 const std::uint64_t* Executor::lookup(const TableInfo& t, TableRuntime& rt) {
   build_key(t);
   switch (t.match_type) {
-    case TableMatchType::kExact: return rt.exact.find(st.key.data(), 0);
+    case TableMatchType::kExact: return rt.exact.find_padded(st.key.data());
     case TableMatchType::kLpm: return rt.lpm.lookup(st.key.data(), st.key_scratch.data());
     case TableMatchType::kTernary: {
       int slot = rt.ternary->lookup(st.key.data(), st.key_scratch.data());

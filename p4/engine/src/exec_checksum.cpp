@@ -16,13 +16,20 @@ namespace dpusim::p4 {
 std::uint64_t Executor::calculation(int index) {
   const CalculationInfo& c = p_.calculations[static_cast<std::size_t>(index)];
   WireWriter w{st.calc_buf.data()};
+  int emitted = -1;  // the header last emitted into st.wire_window (free outside extraction)
   for (std::size_t i = 0; i < c.inputs.size(); ++i) {
     const CalcInput& in = c.inputs[i];
     if (c.run_at[i] >= 0 && w.pending == 0) {
-      // Fields of a header the parser extracted and nothing changed: its bytes as they came.
+      // Consecutive fields of a valid fixed header: its bytes, as the parser extracted them
+      // while nothing changed, else as the deparser would emit it (once per calculation).
       const CalcRun& r = c.runs[static_cast<std::size_t>(c.run_at[i])];
-      const std::uint8_t* src = st.wire_src[static_cast<std::size_t>(r.header)];
-      if (src != nullptr && st.valid[static_cast<std::size_t>(r.header)]) {
+      if (st.valid[static_cast<std::size_t>(r.header)]) {
+        const std::uint8_t* src = st.wire_src[static_cast<std::size_t>(r.header)];
+        if (src == nullptr) {
+          if (emitted != r.header) emit_header(r.header, st.wire_window.data());
+          emitted = r.header;
+          src = st.wire_window.data();
+        }
         std::memcpy(w.out, src + r.byte_offset, static_cast<std::size_t>(r.bytes));
         w.out += r.bytes;
         i += static_cast<std::size_t>(r.inputs) - 1;
@@ -31,10 +38,10 @@ std::uint64_t Executor::calculation(int index) {
     }
     switch (in.kind) {
       case CalcInput::Kind::kField: {
-        const FieldInfo& f = p_.fields[static_cast<std::size_t>(in.a)];
-        if (!st.valid[static_cast<std::size_t>(f.header)]) break;  // bmv2 skips it
-        int width = f.varbit ? st.vl_bits[static_cast<std::size_t>(f.header)] : f.width;
-        w.push_limbs(&st.phv[static_cast<std::size_t>(f.limb)], width);
+        if (!st.valid[static_cast<std::size_t>(in.header)]) break;  // bmv2 skips it
+        const int width = in.varbit ? st.vl_bits[static_cast<std::size_t>(in.header)] : in.width;
+        if (width >= 1 && width <= 64) w.push(st.phv[static_cast<std::size_t>(in.limb)], width);
+        else if (width > 64) w.push_limbs(&st.phv[static_cast<std::size_t>(in.limb)], width);
         break;
       }
       case CalcInput::Kind::kConst:

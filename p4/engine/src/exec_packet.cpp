@@ -218,6 +218,12 @@ void Executor::emit_header(int header, std::uint8_t* at) const {
     }
     // A fixed header's fields are in wire order, one after another.
     WireWriter w{at};
+    if (h.narrow) {
+      const std::uint64_t* limbs = &st.phv[static_cast<std::size_t>(h.limb)];
+      for (int k = 0; k < h.nfields; ++k) w.push(limbs[k], h.widths[static_cast<std::size_t>(k)]);
+      w.finish();
+      return;
+    }
     for (int k = 0; k < h.nfields; ++k) {
       const FieldInfo& f = p_.fields[h.first_field + k];
       w.push_limbs(&st.phv[static_cast<std::size_t>(f.limb)], f.width);

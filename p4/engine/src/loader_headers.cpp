@@ -338,9 +338,18 @@ void Loader::layout_phv() {
       FieldInfo& f = p_.fields[h.first_field + k];
       f.limb = limb;
       f.nlimbs = (f.width + 63) / 64;
+      f.plain = f.nlimbs == 1 && !f.is_signed && !f.saturating;
+      f.width_mask = f.width >= 64 ? ~0ull : (1ull << f.width) - 1;
       limb += f.nlimbs;
     }
     h.nlimbs = limb - h.limb;
+    h.narrow = h.varbit_field < 0 && h.nlimbs == h.nfields;
+    for (int k = 0; h.narrow && k < h.nfields; ++k) {
+      const int w = p_.fields[static_cast<std::size_t>(h.first_field + k)].width;
+      h.narrow = w >= 1 && w <= 64;
+      h.widths.push_back(static_cast<std::uint8_t>(w));
+    }
+    if (!h.narrow) h.widths.clear();
   }
   if (bytes > P4_MAX_PHV_BYTES)
     refuse(LoadCode::kPhvSize, "headers and metadata need " + std::to_string(bytes) + " bytes; the packet header vector holds " +

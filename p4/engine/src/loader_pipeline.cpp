@@ -250,6 +250,20 @@ void Loader::load_pipelines() {
     for (std::size_t k = 0; k < tab.keys.size(); ++k) tab.key_order.push_back(static_cast<int>(k));
     std::sort(tab.key_order.begin(), tab.key_order.end(),
               [&](int a, int b) { return tab.keys[static_cast<std::size_t>(a)].offset < tab.keys[static_cast<std::size_t>(b)].offset; });
+    for (int k : tab.key_order) {
+      const KeyField& kf = tab.keys[static_cast<std::size_t>(k)];
+      KeyStep s;
+      if (kf.field >= 0) {
+        s.limb = p_.fields[static_cast<std::size_t>(kf.field)].limb;
+        s.nlimbs = p_.fields[static_cast<std::size_t>(kf.field)].nlimbs;
+      }
+      s.header = kf.header;
+      s.nbytes = kf.nbytes;
+      s.offset = kf.offset;
+      s.key = k;
+      s.masked = !kf.mask.empty();
+      tab.key_plan.push_back(s);
+    }
 
     std::int64_t max_size = integer(t, "max_size", where, 0, INT64_MAX);
     budget += static_cast<std::uint64_t>(max_size);

@@ -21,6 +21,11 @@ std::vector<CalcInput> Loader::calc_inputs(const Json& arr, const std::string& w
     if (type == "field") {
       ci.kind = CalcInput::Kind::kField;
       ci.a = field_ref(member(in, "value", iw), iw);
+      const FieldInfo& f = p_.fields[static_cast<std::size_t>(ci.a)];
+      ci.limb = f.limb;
+      ci.width = f.width;
+      ci.header = f.header;
+      ci.varbit = f.varbit;
     } else if (fields_only) {
       refuse(LoadCode::kSchema, iw + " is of type '" + type + "'; a selector's input is fields");
     } else if (type == "hexstr") {

@@ -25,6 +25,8 @@ struct FieldInfo {
   bool varbit = false;  // the header's variable-length field (bmv2 "*")
   bool is_signed = false;   // int<N>: read back sign-extended from its width
   bool saturating = false;  // a write clamps to the field's range instead of wrapping
+  bool plain = false;       // unsigned, wrapping, one limb: a 64-bit store under width_mask
+  std::uint64_t width_mask = 0;
 };
 
 inline constexpr std::uint8_t kFieldSigned = 1;
@@ -55,6 +57,8 @@ struct HeaderInfo {
   int limb = 0;         // the header's fields occupy limbs [limb, limb + nlimbs)
   int nlimbs = 0;
   int varbit_field = -1;  // field id of its variable-length field
+  bool narrow = false;    // fixed, every field at most 64 bits: field k in limb `limb + k`
+  std::vector<std::uint8_t> widths;  // narrow headers: the fields' widths
 };
 
 struct StackInfo {
@@ -201,6 +205,17 @@ struct KeyField {
   std::vector<std::uint8_t> mask;  // p4c's `field & constant`, nbytes long, or empty
 };
 
+// One step of building a table's key from the packet header vector, in offset order.
+struct KeyStep {
+  int limb = -1;     // the field's first limb, or -1 for a validity key
+  int nlimbs = 0;
+  int header = -1;   // validity keys
+  int nbytes = 0;
+  int offset = 0;    // byte offset in the table's key
+  int key = 0;       // index in TableInfo::keys (its mask)
+  bool masked = false;
+};
+
 struct DefaultEntry {
   bool present = false;
   int action = -1;               // simple tables; indirect ones: -1 with member or group set
@@ -227,6 +242,7 @@ struct TableInfo {
   TableMatchType match_type = TableMatchType::kExact;
   std::vector<KeyField> keys;
   std::vector<int> key_order;       // key indices by offset in the table's key
+  std::vector<KeyStep> key_plan;    // the same keys as build_key reads them
   int key_bytes = 0;
   int lpm_key = -1;
   std::vector<int> actions;         // action ids this table may run
@@ -335,6 +351,9 @@ struct CalcInput {
   enum class Kind : std::uint8_t { kField, kConst, kHeader, kPayload } kind = Kind::kField;
   int a = -1;      // field id, index in Program::consts, or header id
   int bits = 0;    // constants
+  // Fields: where the field lives, so that a frame's calculation reads no FieldInfo.
+  int limb = 0, width = 0, header = -1;
+  bool varbit = false;
 };
 
 // Consecutive inputs that are one fixed header's consecutive fields, whole bytes from a

@@ -93,10 +93,6 @@ void RecordHash::init(int key_bytes, int data_limbs) {
   stride_ = key_words_ + 1 + data_limbs;
 }
 
-std::uint64_t RecordHash::hash(const std::uint8_t* key, int len) const {
-  return hash_bytes(key, key_bytes_) ^ (static_cast<std::uint64_t>(len + 1) * 0x9e3779b97f4a7c15ull);
-}
-
 namespace {
 
 // An index bucket: 11 bits of the hash (its top, disjoint from the bits that pick the home

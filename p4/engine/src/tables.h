@@ -16,6 +16,7 @@
 #pragma once
 
 #include <cstdint>
+#include <cstring>
 #include <map>
 #include <memory>
 #include <set>
@@ -81,13 +82,38 @@ class RecordHash {
   void init(int key_bytes, int data_limbs);
   const std::uint64_t* find(const std::uint8_t* key, int len, std::uint64_t h) const;  // meta, or null
   const std::uint64_t* find(const std::uint8_t* key, int len) const { return find(key, len, hash(key, len)); }
+  // An exact table's find (length 0) for a key whose last word is zero-padded, as every
+  // record's is: whole-word compares, no call.
+  const std::uint64_t* find_padded(const std::uint8_t* key) const {
+    if (index_.empty()) return nullptr;
+    const std::uint64_t h = hash(key, 0);
+    const std::size_t mask = index_.size() - 1;
+    const auto tag = static_cast<std::uint32_t>(h >> 53);
+    const auto kw = static_cast<std::size_t>(key_words_);
+    for (std::size_t i = static_cast<std::uint32_t>(h) & mask;; i = (i + 1) & mask) {
+      const std::uint32_t b = index_[i];
+      if (b == 0) return nullptr;
+      if ((b >> kSlotBits) != tag) continue;
+      const std::uint64_t* r = rec(b);
+      if (meta_rank(r[kw]) != 0) continue;
+      std::size_t w = 0;
+      for (; w < kw; ++w) {
+        std::uint64_t k;
+        std::memcpy(&k, key + 8 * w, 8);
+        if (k != r[w]) break;
+      }
+      if (w == kw) return r + kw;
+    }
+  }
   std::uint64_t* find_mut(const std::uint8_t* key, int len) {
     return const_cast<std::uint64_t*>(static_cast<const RecordHash*>(this)->find(key, len));
   }
   void insert(const std::uint8_t* key, int len, std::uint64_t meta, const std::uint64_t* data);
   bool erase(const std::uint8_t* key, int len);
   std::size_t size() const { return size_; }
-  std::uint64_t hash(const std::uint8_t* key, int len) const;
+  std::uint64_t hash(const std::uint8_t* key, int len) const {
+    return hash_bytes(key, key_bytes_) ^ (static_cast<std::uint64_t>(len + 1) * 0x9e3779b97f4a7c15ull);
+  }
   // Calls f(key, meta pointer) for every entry.
   template <typename F>
   void for_each(F f) const {
