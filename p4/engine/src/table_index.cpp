@@ -93,30 +93,13 @@ void RecordHash::init(int key_bytes, int data_limbs) {
   stride_ = key_words_ + 1 + data_limbs;
 }
 
-namespace {
-
-// An index bucket: 11 bits of the hash (its top, disjoint from the bits that pick the home
-// bucket) to skip most non-matching records unread, and the record's slot + 1.
-inline std::uint32_t tag_of(std::uint64_t h) { return static_cast<std::uint32_t>(h >> 53); }
-
-}  // namespace
-
 std::size_t RecordHash::home(const std::uint64_t* r) const {
   return static_cast<std::uint32_t>(hash(reinterpret_cast<const std::uint8_t*>(r), meta_rank(r[key_words_]))) & (index_.size() - 1);
 }
 
 const std::uint64_t* RecordHash::find(const std::uint8_t* key, int len, std::uint64_t h) const {
-  if (index_.empty()) return nullptr;
-  const std::size_t mask = index_.size() - 1;
-  const std::uint32_t tag = tag_of(h);
   const auto kb = static_cast<std::size_t>(key_bytes_);
-  for (std::size_t i = static_cast<std::uint32_t>(h) & mask;; i = (i + 1) & mask) {
-    const std::uint32_t b = index_[i];
-    if (b == 0) return nullptr;
-    if ((b >> kSlotBits) != tag) continue;
-    const std::uint64_t* r = rec(b);
-    if (meta_rank(r[key_words_]) == len && std::memcmp(r, key, kb) == 0) return r + key_words_;
-  }
+  return probe(h, [&](const std::uint64_t* r) { return meta_rank(r[key_words_]) == len && std::memcmp(r, key, kb) == 0; });
 }
 
 void RecordHash::grow() {

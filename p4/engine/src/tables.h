@@ -85,25 +85,16 @@ class RecordHash {
   // An exact table's find (length 0) for a key whose last word is zero-padded, as every
   // record's is: whole-word compares, no call.
   const std::uint64_t* find_padded(const std::uint8_t* key) const {
-    if (index_.empty()) return nullptr;
-    const std::uint64_t h = hash(key, 0);
-    const std::size_t mask = index_.size() - 1;
-    const auto tag = static_cast<std::uint32_t>(h >> 53);
     const auto kw = static_cast<std::size_t>(key_words_);
-    for (std::size_t i = static_cast<std::uint32_t>(h) & mask;; i = (i + 1) & mask) {
-      const std::uint32_t b = index_[i];
-      if (b == 0) return nullptr;
-      if ((b >> kSlotBits) != tag) continue;
-      const std::uint64_t* r = rec(b);
-      if (meta_rank(r[kw]) != 0) continue;
-      std::size_t w = 0;
-      for (; w < kw; ++w) {
+    return probe(hash(key, 0), [&](const std::uint64_t* r) {
+      if (meta_rank(r[kw]) != 0) return false;
+      for (std::size_t w = 0; w < kw; ++w) {
         std::uint64_t k;
         std::memcpy(&k, key + 8 * w, 8);
-        if (k != r[w]) break;
+        if (k != r[w]) return false;
       }
-      if (w == kw) return r + kw;
-    }
+      return true;
+    });
   }
   std::uint64_t* find_mut(const std::uint8_t* key, int len) {
     return const_cast<std::uint64_t*>(static_cast<const RecordHash*>(this)->find(key, len));
@@ -125,6 +116,23 @@ class RecordHash {
 
  private:
   static constexpr int kSlotBits = 21;  // slot + 1; the entry budget is 2^20
+  // An index bucket: 11 bits of the hash (its top, disjoint from the bits that pick the home
+  // bucket) to skip most non-matching records unread, and the record's slot + 1.
+  static std::uint32_t tag_of(std::uint64_t h) { return static_cast<std::uint32_t>(h >> 53); }
+  // The meta word of the record from h's home bucket on that `match` accepts, or null.
+  template <typename Match>
+  const std::uint64_t* probe(std::uint64_t h, Match match) const {
+    if (index_.empty()) return nullptr;
+    const std::size_t mask = index_.size() - 1;
+    const std::uint32_t tag = tag_of(h);
+    for (std::size_t i = static_cast<std::uint32_t>(h) & mask;; i = (i + 1) & mask) {
+      const std::uint32_t b = index_[i];
+      if (b == 0) return nullptr;
+      if ((b >> kSlotBits) != tag) continue;
+      const std::uint64_t* r = rec(b);
+      if (match(r)) return r + key_words_;
+    }
+  }
   void grow();
   std::size_t home(const std::uint64_t* rec) const;
   const std::uint64_t* rec(std::uint32_t bucket) const {
