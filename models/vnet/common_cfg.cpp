@@ -10,6 +10,7 @@ void VnetApp::release_reset_hold(unsigned i) {
   VirtioPciDevice& dev = *devices_[i];
   if (dev.reset_status_state != ResetStatusState::RELEASE_PENDING) return;
   dev.reset_status_state = ResetStatusState::IDLE;
+  watch_reset_hold(i, false);
   if (dev.status() == VIRTIO_CONFIG_S_NEEDS_RESET) {
     dev.set_status(0);
     dev.prev_status = 0;
@@ -61,6 +62,7 @@ void VnetApp::common_write(unsigned i, uint16_t dw_off, uint32_t data, uint8_t b
   dev.cancel_in_progress = true;
   ++dev.reset_generation;
   ctx_.event(name(), "reset_generation").u64("ep", i).u64("gen", dev.reset_generation);
+  ctx_.checker.generation_bumped("ep" + std::to_string(i), dev.reset_generation);
   wq_.raise_reset_barrier();
   // The per-device barrier waits only for a running item that carries this device (an
   // earlier global barrier deadlocked against a hotplug create_device on the worker).
@@ -74,6 +76,7 @@ void VnetApp::common_write(unsigned i, uint16_t dw_off, uint32_t data, uint8_t b
   pe1_.then([this, i] {
     VirtioPciDevice& d = *devices_[i];
     d.reset_registers();
+    controllers_[i].reset_since_driver_ok = true;
     log_.info(kMainThread, "VirtIO device reset [finished]");
     wq_.lower_reset_barrier();
     trace_status_[i] = d.status();

@@ -49,10 +49,13 @@ void VnetApp::start_of_simulation() {
 void VnetApp::acg_grant(unsigned count) {
   // Each credit is an ACG request on PE1's callback (§3.1): cached, or returned (FLUSH).
   for (unsigned k = 0; k < count; ++k) {
+    ctx_.checker.credits_granted(kAcgCreditPool, 1);
     if (!acg_.allocated()) {
+      ctx_.checker.credits_discarded(ctx_.now_ps(), kAcgCreditPool, 1);
       log_.debug(kMainThread, "ACG queue unavailable (cleanup in progress), discarding credit");
       ctx_.event(name(), "acg_credit").str("op", "flush").u64("count", acg_.count());
     } else if (!acg_.push()) {
+      ctx_.checker.credits_discarded(ctx_.now_ps(), kAcgCreditPool, 1);
       log_.debug(kMainThread, "ACG queue full (%u/%u), discarding new credit", acg_.count(), acg_.capacity());
       ctx_.event(name(), "acg_credit").str("op", "flush").u64("count", acg_.count());
     } else {
@@ -86,6 +89,7 @@ const char* VnetApp::send_dsp_msi(unsigned i, const char* thread) {
     log_.debug(thread, "No ACG credit available, Host will poll to detect hotplug");
     return kErrAgain;
   }
+  ctx_.checker.credit_spent(ctx_.now_ps(), kAcgCreditPool);
   trace_acg_credits_ = acg_.count();
   // The credit's buffer holds the header DWs big-endian and the data DW as the CPU stores it,
   // so the debug dump (DOCA_BETOH32 of each DW) shows the data byte-swapped.

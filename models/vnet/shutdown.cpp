@@ -12,6 +12,7 @@ constexpr uint64_t UNPLUG_TIMEOUT_SEC = 30;
 
 void VnetApp::shutdown(const std::function<void(const std::function<bool()>&)>& run_until) {
   shutting_down_ = true;
+  liveness_.stop();  // the shutdown may outlast a bound by design
   auto unplug_pending = [this] {
     for (const Controller& c : controllers_)
       if (c.pending_unplug) return true;
@@ -46,7 +47,11 @@ void VnetApp::shutdown(const std::function<void(const std::function<bool()>&)>& 
     run_until([this] { return pe1_.idle(); });
   }
   log_.info(kMainThread, "PCI config workqueue destroyed");
-  if (acg_.allocated()) log_.debug(kMainThread, "Flushed %u ACG credits", acg_.flush());
+  if (acg_.allocated()) {
+    const unsigned flushed = acg_.flush();
+    ctx_.checker.credits_discarded(ctx_.now_ps(), kAcgCreditPool, flushed);
+    log_.debug(kMainThread, "Flushed %u ACG credits", flushed);
+  }
   trace_acg_credits_ = 0;
 }
 

@@ -53,6 +53,7 @@ void VnetApp::on_reset_status(unsigned i) {
     return;
   }
   dev.reset_status_state = ResetStatusState::HELD;
+  watch_reset_hold(i, true);
   dev.set_status(VIRTIO_CONFIG_S_NEEDS_RESET);
   log_.info(kMainThread, "RESET: holding device_status=0x40 until controller cleanup completes");
   // destroy_engine = false: true once misclassified a fresh rebind as an unplug and wedged
@@ -123,6 +124,7 @@ void VnetApp::on_driver_ok(unsigned i) {
   VirtioPciDevice& dev = *devices_[i];
   Controller& c = controllers_[i];
   const std::string bdf = bdf_of(i);
+  c.reset_since_driver_ok = false;
   if (c.pending_unplug)
     log_.info(kMainThread, "%s: DRIVER_OK with pending_unplug on DSP[%d] - proceeding (host driver needs working CVQ)",
               bdf.c_str(), int(i));

@@ -19,7 +19,8 @@ VnetApp::VnetApp(sc_module_name name, pcie::SimContext& ctx, const VnetOptions& 
       ctx_(ctx),
       opt_(options),
       log_(ctx),
-      later_("later"),
+      later_("later", &ctx.explore),  // its threads' same-time steps are an exploration knob
+      liveness_(ctx.checker, later_),
       pe1_(later_),
       wq_(ctx, log_, later_),
       dummy_path_(std::string(this->name()) + ".dummy"),
@@ -72,6 +73,7 @@ VnetApp::VnetApp(sc_module_name name, pcie::SimContext& ctx, const VnetOptions& 
     execute(it, w);
   };
   wq_.generation_of = [this](int dev) { return devices_[unsigned(dev)]->reset_generation; };
+  wq_.device_path = [](int dev) { return "ep" + std::to_string(dev); };
   wq_.progress_pes = [this](pcie::Activity& w) { progress_pes(w); };
   wq_.after_item = [this](const WorkItem& it, bool skipped) {
     check_reset_hold_liveness(it, skipped);
@@ -93,6 +95,7 @@ void VnetApp::attach(unsigned i, VnetEndpoint* engine, pcie::Link* link) {
   links_[i] = link;
   link->set_up(false);
   engine->on_device_error = [this, i](const std::string& reason) { device_needs_reset(i, reason); };
+  engine->on_vq_enabled = [this, i](unsigned q) { check_vq_enabled(i, q); };
 }
 
 void VnetApp::create_static_devices() {

@@ -39,6 +39,7 @@
 #include "switch/bridge.h"
 #include "vnet/controller.h"
 #include "tlm/link.h"
+#include "tlm/liveness.h"
 #include "tlm/port.h"
 #include "tlm/sim_context.h"
 #include "tlm/timed_queue.h"
@@ -198,6 +199,10 @@ class VnetApp : public sc_core::sc_module {
   void schedule_retry_pass(uint64_t at_ps);
   void drain_msi_retries();
 
+  // ---- app_invariants.cpp: the model's own invariant checks -------------------------------
+  void check_vq_enabled(unsigned i, unsigned q);
+  void watch_reset_hold(unsigned i, bool held);
+
   // ---- command.cpp ------------------------------------------------------------------------
   struct Command {
     uint64_t id = 0;
@@ -215,6 +220,7 @@ class VnetApp : public sc_core::sc_module {
   VnetOptions opt_;
   AppLog log_;
   pcie::TimedQueue later_;
+  pcie::LivenessWatch liveness_;
   pcie::Activity pe1_;
   std::deque<Pe1Entry> pe1_fifo_;
   ConfigWorkqueue wq_;
