@@ -1,11 +1,14 @@
-"""The command line behind ./dpusim: `run` a scenario, or the `demo` (the README's main job).
+"""The command line behind ./dpusim: `run` a scenario, `explore` one over many seeds
+(dpusim.explore), or the `demo` (the README's main job).
 
-    dpusim run SCENARIO.py [--seed N] [--platform FILE.json] [--out DIR]
+    dpusim run SCENARIO.py [--seed N] [--explore[=KNOB,...]] [--platform FILE.json] [--out DIR]
+    dpusim explore SCENARIO.py [--seeds 1-1000] [-j N | --tx SPEC ...] (docs/explore.md)
 
 writes DIR/events.jsonl, DIR/waves.vcd and one pcap per wire (DIR/wire<i>_<a>_<b>.pcap; DIR
 defaults to out/<scenario name>, created or overwritten) and ends with the line
 `hash: <sha256 of events.jsonl>`. Exit status: 0 success, 1 the scenario or an invariant failed
-(the hash is still printed), 2 usage or a refused platform document.
+(the hash is still printed), 2 usage or a refused platform document. --explore runs the seed's
+perturbed schedule (every knob, or only those named: what a shrunk failure prints).
 
 A study scenario may also define VARIANTS (name -> platform document) and
 `report(results, out)`: each variant then runs on its own platform (outputs in DIR/<name>), and
@@ -18,7 +21,9 @@ import os
 import runpy
 import sys
 
+from dpusim import explore as explore_command
 from dpusim.run import run
+from dpusim.scenario_file import UsageError, load_scenario  # noqa: F401 - load_scenario is this module's API too
 
 ROOT = os.environ.get("DPUSIM_ROOT", os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))))
 DEMO_SCENARIO = os.path.join(ROOT, "scenarios", "virtio_net_bringup.py")
@@ -26,20 +31,6 @@ DEMO_SCENARIO = os.path.join(ROOT, "scenarios", "virtio_net_bringup.py")
 
 # What a run may write into its output directory (pcaps are one per wire, *.pcap).
 OUTPUT_FILES = ("events.jsonl", "waves.vcd", "study.json", "study.png", "trace.json")
-
-
-class UsageError(Exception):
-    pass
-
-
-def load_scenario(path):
-    if not os.path.isfile(path):
-        raise UsageError(f"scenario file {path} does not exist")
-    scope = runpy.run_path(path, run_name="dpusim_scenario")
-    fn = scope.get("scenario")
-    if fn is None or not callable(fn):
-        raise UsageError(f"{path} defines no `async def scenario(sim)`")
-    return fn, scope.get("PLATFORM")
 
 
 def load_study(path):
@@ -76,6 +67,8 @@ def run_command(args, prog="dpusim run"):
     parser.add_argument("--seed", type=int, default=None, help="seed (default: the document's, else 1)")
     parser.add_argument("--platform", help="platform document (JSON) replacing the scenario's PLATFORM")
     parser.add_argument("--out", help="output directory (default out/<scenario name>)")
+    parser.add_argument("--explore", nargs="?", const="all", metavar="KNOB,...",
+                        help="schedule exploration: the seed's perturbed schedule (every knob, or those named)")
     try:
         opts = parser.parse_args(args)
     except SystemExit as e:
@@ -102,7 +95,9 @@ def run_command(args, prog="dpusim run"):
     elif os.path.exists(out):
         print(f"dpusim: output path {out} exists and is not a directory", file=sys.stderr)
         return 2
-    res = run(fn, platform, seed=opts.seed, out=out)
+    explore = None if opts.explore is None else (True if opts.explore == "all" else
+                                                  [k for k in opts.explore.split(",") if k])
+    res = run(fn, platform, seed=opts.seed, out=out, explore=explore)
     if res.ok:
         failed = run_study(opts.scenario, fn, res, opts.seed, out)
         if failed is not None:
@@ -114,7 +109,8 @@ def run_command(args, prog="dpusim run"):
         print(res.error, file=sys.stderr, end="" if res.error.endswith("\n") else "\n")
     if res.failure:
         print(f"dpusim: {res.failure}", file=sys.stderr)
-        print(f"dpusim: replay with: ./dpusim run {opts.scenario} --seed {res.seed}", file=sys.stderr)
+        print(f"dpusim: replay with: {explore_command.replay_command(opts.scenario, res.seed, explore)}",
+              file=sys.stderr)
     sys.stderr.flush()
     for path in outputs_in(out):
         print(f"output: {path}")
@@ -132,5 +128,7 @@ def main(argv):
         return run_command(rest)
     if cmd == "demo":
         return run_command([DEMO_SCENARIO] + rest, prog="dpusim demo")
-    print(f"dpusim: unknown command '{cmd}' (run, demo)", file=sys.stderr)
+    if cmd == "explore":
+        return explore_command.main(rest)
+    print(f"dpusim: unknown command '{cmd}' (run, explore, demo)", file=sys.stderr)
     return 2
