@@ -13,6 +13,6 @@ def run_seed(path, seed, explore=True, wall_timeout=None):
     fn, platform = load_scenario(path)
     res = run(fn, platform, seed=seed, explore=explore or None, wall_timeout=wall_timeout, quiet=True)
     message = None if res.ok else res.describe().strip().splitlines()[-1][:500]
-    tail = [] if res.ok else res.log.decode("utf-8", "replace").splitlines()[-LOG_TAIL_LINES:]
+    tail = [] if res.ok else res.log_tail(LOG_TAIL_LINES)
     return {"seed": seed, "ok": res.ok, "kind": res.kind, "message": message, "hash": res.hash,
             "explored": dict(res.explored), "tail": tail}

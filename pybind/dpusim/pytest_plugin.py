@@ -130,13 +130,13 @@ def _replay(item, req):
 def failure_report(item, req, res):
     """The text of a failed dpusim test: what failed, the seed and hash, how to replay it,
     and the end of its event log."""
-    tail = res.log.decode("utf-8", "replace").splitlines()[-LOG_TAIL_LINES:]
+    tail = res.log_tail(LOG_TAIL_LINES)
     lines = [res.describe().rstrip(),
              f"seed {res.seed}{' (perturbed schedule)' if req.explore else ''}, hash {res.hash}",
              f"replay: {_replay(item, req)}"]
     if req.out:
         lines.append(f"outputs: {req.out}")
-    lines.append(f"event log, last {len(tail)} lines:")
+    lines.append(f"event log, the {len(tail)} lines up to the failure:")
     lines += [f"  {line}" for line in tail]
     return "\n".join(lines)
 

@@ -72,6 +72,17 @@ class RunResult:
                 out.append(e)
         return out
 
+    def log_tail(self, n=20):
+        """The last `n` lines of the event log up to the violation that failed the run (its
+        line last), or up to the end: what led to the failure."""
+        lines = self.log.decode("utf-8", "replace").splitlines()
+        end = len(lines)
+        for i, line in enumerate(lines):
+            if '"event":"invariant_violation"' in line and '"expected":false' in line:
+                end = i + 1
+                break
+        return lines[max(0, end - n):end]
+
     def check(self):
         """Raises ScenarioFailed unless the run succeeded; returns self."""
         if not self.ok:
