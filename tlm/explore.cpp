@@ -36,12 +36,11 @@ uint64_t Explorer::latency(const std::string& knob, const ExploreRange& range, u
     auto it = per_run_.find({knob, value});
     if (it != per_run_.end()) return it->second;
   }
-  const uint64_t lo = std::max(range.low(value), min), hi = std::min(range.high(value), max);
-  uint64_t v = value;
-  if (lo <= hi) {
-    Rng& r = stream(knob);
-    v = hi - lo == UINT64_MAX ? r.next() : lo + r.below(hi - lo + 1);
-  }
+  // The range, clamped into the parameter's own limits (both ends: a range wholly above the
+  // maximum draws the maximum).
+  const uint64_t lo = std::clamp(range.low(value), min, max), hi = std::clamp(range.high(value), min, max);
+  Rng& r = stream(knob);
+  const uint64_t v = hi - lo == UINT64_MAX ? r.next() : lo + r.below(hi - lo + 1);
   if (range.draw == ExploreRange::Draw::kPerRun) per_run_.emplace(std::make_pair(knob, value), v);
   return v;
 }
