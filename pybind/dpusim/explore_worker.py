@@ -11,11 +11,16 @@ import sys
 
 
 def setup(root):
-    """Makes the dpusim checkout at `root` importable (its package and its build's module)."""
-    build = os.environ.get("DPUSIM_BUILD_DIR") or os.path.join(root, "build")
-    for p in (os.path.join(root, "pybind"), os.path.join(build, "python")):
-        if p not in sys.path:
-            sys.path.insert(0, p)
+    """Makes the dpusim checkout at `root` importable (its package and its build's module),
+    unless the worker's environment already does (a local worker inherits the launcher's
+    PYTHONPATH, the sanitizer build's included)."""
+    import importlib.util
+
+    if importlib.util.find_spec("_dpusim") is None or importlib.util.find_spec("dpusim") is None:
+        build = os.environ.get("DPUSIM_BUILD_DIR") or os.path.join(root, "build")
+        for p in (os.path.join(root, "pybind"), os.path.join(build, "python")):
+            if p not in sys.path:
+                sys.path.insert(0, p)
     os.environ.setdefault("DPUSIM_ROOT", root)
 
 

@@ -102,3 +102,53 @@ def test_execnet_workers_give_the_hashes_of_a_local_sweep(tmp_path, monkeypatch)
     remote = json.loads(hashes.read_text())
     local = {str(s): run_seed(MQ, s)["hash"] for s in range(1, 7)}
     assert remote == local
+
+
+def test_host_ties_reorder_two_cpus_only_under_exploration():
+    async def scenario(sim):
+        order = []
+
+        async def cpu(name):
+            await sim.sleep(1000)
+            order.append(name)
+
+        await sim.gather(cpu("a"), cpu("b"))
+        return "".join(order)
+
+    platform = {"topology": {"endpoints": 1}}
+    assert {run(scenario, platform, seed=s).result for s in range(1, 9)} == {"ab"}
+    explored = [run(scenario, platform, seed=s, explore=["host.ties"]) for s in range(1, 9)]
+    assert {r.result for r in explored} == {"ab", "ba"}
+    assert [run(scenario, platform, seed=s, explore=["host.ties"]).result for s in range(1, 9)] == \
+        [r.result for r in explored]
+
+
+def test_host_issue_delays_keep_one_cpus_accesses_in_order():
+    """Posted writes issued back to back, none awaited: under host.issue_ps each enters the
+    fabric up to 1 us later than issued, and never before the one issued before it."""
+    async def scenario(sim):
+        writes = [sim.host.mem_write32(0xC000_0000 + 4 * i, i) for i in range(8)]
+        await sim.gather(*writes)
+
+    platform = {"topology": {"endpoints": 1}}
+    nominal = run(scenario, platform, seed=2)
+    res = run(scenario, platform, seed=2, explore=["host.issue_ps"])
+    assert res.ok and res.explored == {"host.issue_ps": 8}
+    sent = [e for e in res.events("tlp", type="MWr", path="link_host")]
+    assert [int(e["addr"], 16) for e in sent] == [0xC000_0000 + 4 * i for i in range(8)]
+    assert all(a["tx_ps"] < b["tx_ps"] for a, b in zip(sent, sent[1:]))
+    first = nominal.events("tlp", type="MWr", path="link_host")[0]["tx_ps"]
+    assert first <= sent[0]["tx_ps"] <= first + 1_000_000
+
+
+@pytest.mark.parametrize("knob,message", [
+    ("nonsense", "unknown exploration knob 'nonsense'"),
+    ("vnet.pe1.bound_ps", "timing parameter 'vnet.pe1.bound_ps' has no exploration range"),
+    ("host.bogus", "unknown host exploration knob 'host.bogus'"),
+])
+def test_run_refuses_an_unknown_knob(knob, message, capsys, monkeypatch, tmp_path):
+    from dpusim.cli import run_command
+
+    monkeypatch.chdir(ROOT)
+    assert run_command(["scenarios/explore_mq_reset.py", f"--explore={knob}", "--out", str(tmp_path)]) == 2
+    assert message in capsys.readouterr().err
