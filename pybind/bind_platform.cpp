@@ -144,6 +144,17 @@ DPUSIM_PYBIND(platform) {
     return out;
   });
 
+  m.def("explore_ranges", [] {
+    // name -> ("per_use" | "per_run", lo %, hi %, + ps) of every parameter with a range.
+    std::map<std::string, std::tuple<std::string, uint32_t, uint32_t, uint64_t>> out;
+    for (const auto& p : dpusim::pcie::TimingProfile::params()) {
+      if (!p.explore.any()) continue;
+      const bool per_use = p.explore.draw == dpusim::pcie::ExploreRange::Draw::kPerUse;
+      out[p.name] = {per_use ? "per_use" : "per_run", p.explore.lo_pct, p.explore.hi_pct, p.explore.add_ps};
+    }
+    return out;
+  });
+
   py::class_<PyNotification>(m, "Notification")
       .def_readonly("kind", &PyNotification::kind)
       .def_readonly("token", &PyNotification::token)
@@ -243,6 +254,24 @@ DPUSIM_PYBIND(platform) {
         } catch (const std::invalid_argument& e) {
           throw py::value_error(e.what());
         }
+      })
+      .def("latency", [](Platform& p, const std::string& name) {
+        // One use of a latency: the profile's value, or a draw within its range when exploring.
+        const int i = dpusim::pcie::TimingProfile::find(name);
+        if (i < 0) throw py::value_error("unknown timing parameter '" + name + "'");
+        const auto& info = dpusim::pcie::TimingProfile::params()[size_t(i)];
+        return p.ctx().explore.latency(info.name, info.explore, p.ctx().timing.get(name), info.min, info.max);
+      })
+      .def("explore_enabled", [](Platform& p) { return p.ctx().explore.enabled(); })
+      .def("explore_knob_on", [](Platform& p, const std::string& knob) { return p.ctx().explore.knob_on(knob); })
+      .def("explore_draw", [](Platform& p, const std::string& knob, uint64_t n) {
+        if (!p.ctx().explore.knob_on(knob)) throw py::value_error("exploration knob '" + knob + "' is off");
+        return p.ctx().explore.draw_below(knob, n);
+      })
+      .def("explore_used", [](Platform& p) { return p.ctx().explore.used(); })
+      .def("violation", [](Platform& p, const std::string& path, const std::string& kind, const std::string& detail) {
+        // An invariant a Python-side model checks (a driver's view of a device), through the checker.
+        p.ctx().checker.violation(Platform::now_ps(), path, kind, detail);
       })
       .def("expect_violation", [](Platform& p, const std::string& kind, uint64_t count) {
         p.ctx().checker.expect(kind, count);

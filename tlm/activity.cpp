@@ -44,7 +44,7 @@ void Activity::kick() {
   queue_.at(steps_.front().delay, [this] {
     scheduled_ = false;
     run_front();
-  });
+  }, queue_.tie_key());
 }
 
 void Activity::run_front() {

@@ -4,26 +4,36 @@ namespace dpusim::pcie {
 
 using namespace sc_core;
 
-TimedQueue::TimedQueue(sc_module_name name) : sc_module(name) {
+TimedQueue::TimedQueue(sc_module_name name, Explorer* explorer) : sc_module(name), explorer_(explorer) {
   SC_METHOD(run);
   sensitive << wake_;
   dont_initialize();
 }
 
-void TimedQueue::at(const sc_time& delay, std::function<void()> fn) {
+TimedQueue::Key TimedQueue::at(const sc_time& delay, std::function<void()> fn, uint64_t tie) {
   const uint64_t when = (sc_time_stamp() + delay).value();
-  queue_.emplace(std::make_pair(when, seq_++), std::move(fn));
+  const Key key{when, tie, seq_++};
+  queue_.emplace(key, std::move(fn));
   wake_.notify(delay);  // an earlier pending notification wins, as it should
+  return key;
+}
+
+void TimedQueue::cancel(const Key& key) {
+  const bool was_front = !queue_.empty() && queue_.begin()->first == key;
+  if (!queue_.erase(key) || !was_front) return;
+  wake_.cancel();
+  if (!queue_.empty())
+    wake_.notify(sc_time::from_value(std::get<0>(queue_.begin()->first) - sc_time_stamp().value()));
 }
 
 void TimedQueue::run() {
   const uint64_t now = sc_time_stamp().value();
-  while (!queue_.empty() && queue_.begin()->first.first <= now) {
+  while (!queue_.empty() && std::get<0>(queue_.begin()->first) <= now) {
     auto fn = std::move(queue_.begin()->second);
     queue_.erase(queue_.begin());
     fn();
   }
-  if (!queue_.empty()) wake_.notify(sc_time::from_value(queue_.begin()->first.first - now));
+  if (!queue_.empty()) wake_.notify(sc_time::from_value(std::get<0>(queue_.begin()->first) - now));
 }
 
 }  // namespace dpusim::pcie

@@ -16,6 +16,14 @@ namespace {
 Platform* g_platform = nullptr;
 bool g_elaborated = false;
 
+// "all", or the knobs of a shrunk exploration, comma-separated.
+std::string explore_knobs_text(const PlatformSpec& spec) {
+  if (!spec.explore_only) return "all";
+  std::string out;
+  for (const auto& k : *spec.explore_only) out += (out.empty() ? "" : ",") + k;
+  return out;
+}
+
 const char* severity_name(sc_severity s) {
   switch (s) {
     case SC_INFO: return "info";
@@ -60,6 +68,7 @@ Platform::Platform(const PlatformSpec& spec, const Outputs& outputs) : spec_(spe
   ctx_ = std::make_unique<pcie::SimContext>(spec.seed);
   pcie::SimContext& ctx = *ctx_;
   for (const auto& [name, value] : spec.timing) ctx.timing.set(name, value);
+  if (spec.explore) ctx.explore.enable(spec.explore_only);
   if (outputs.event_log.empty()) {
     ctx.log.open_memory();
   } else {
@@ -77,7 +86,9 @@ Platform::Platform(const PlatformSpec& spec, const Outputs& outputs) : spec_(spe
       for (const auto& s : spec.slots) kinds += (kinds.empty() ? "" : ",") + (s ? s->config->describe() : std::string("empty"));
     }
     const size_t slots = spec.family ? spec.family->endpoints() : spec.slots.size();
-    ctx.event("platform", "platform_start").u64("seed", spec.seed).u64("slots", slots).str("endpoints", kinds);
+    pcie::Event start = ctx.event("platform", "platform_start");
+    start.u64("seed", spec.seed).u64("slots", slots).str("endpoints", kinds);
+    if (spec.explore) start.str("explore", explore_knobs_text(spec));  // only then: a nominal log is unchanged
   }
 
   host_ = new host::RootComplex("host", ctx, spec.host);
@@ -311,6 +322,11 @@ void Platform::finish() {
     ctx_->checker.check_frame_conservation(now_ps(), in_flight);
   }
   for (net::Wire* w : wires_) w->close_capture();
+  ctx_->checker.check_outstanding(now_ps(), ctx_->timing.get(pcie::timing::cpl_timeout_ps));
+  if (ctx_->explore.enabled()) {
+    pcie::Event e = ctx_->event("platform", "explore");
+    for (const auto& [knob, draws] : ctx_->explore.used()) e.u64(knob, draws);
+  }
   ctx_->event("platform", "platform_end")
       .u64("tlps", ctx_->pool.next_serial() - 1)
       .u64("violations", ctx_->checker.violations())

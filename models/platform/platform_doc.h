@@ -8,6 +8,7 @@
 #include <map>
 #include <memory>
 #include <optional>
+#include <set>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -41,6 +42,9 @@ struct PlatformSpec {
   std::vector<WireSpec> wires;
   std::vector<std::pair<std::string, uint64_t>> timing;  // overrides, in document order
   bool vcd = true;
+  // Schedule exploration (tlm/explore.h): off, on for every knob, or on for the knobs named.
+  bool explore = false;
+  std::optional<std::set<std::string>> explore_only;
 };
 
 // Parses and validates `json_text`. Throws DocError. `doc` says where relative file names in

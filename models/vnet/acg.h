@@ -23,6 +23,9 @@
 
 namespace dpusim::vnet {
 
+// The credit pool's name in the invariant checker's ledger ("credits_negative").
+inline constexpr const char* kAcgCreditPool = "vnet.acg";
+
 struct AcgGrant {
   uint64_t at_ps = 0;
   unsigned count = 0;

@@ -25,6 +25,9 @@ struct Controller {
   bool cleanup_running = false, initialization_in_progress = false, deferred_init_pending = false;
   bool first_ctrl_req_delay_done = false, initial_data_qps_deferred = false;
   bool pending_unplug = false, pending_destroy = false;
+  // The host reset the device (its registers were reset) and has not set DRIVER_OK since:
+  // no VQ may be enabled ("vq_enabled_after_reset", app_invariants.cpp).
+  bool reset_since_driver_ok = false;
 
   // Queue pairs: the maximum is -q when MQ was negotiated, 1 otherwise.
   bool mq_negotiated = false;

@@ -47,10 +47,13 @@ void DspMsi::start() {
 void DspMsi::grant(unsigned count) {
   // Each credit is an ACG request on PE1's callback: cached, or returned (FLUSH).
   for (unsigned k = 0; k < count; ++k) {
+    app_.ctx.checker.credits_granted(kAcgCreditPool, 1);
     if (!acg_.allocated()) {
+      app_.ctx.checker.credits_discarded(app_.ctx.now_ps(), kAcgCreditPool, 1);
       app_.log.debug(kMainThread, "ACG queue unavailable (cleanup in progress), discarding credit");
       app_.event("acg_credit").str("op", "flush").u64("count", acg_.count());
     } else if (!acg_.push()) {
+      app_.ctx.checker.credits_discarded(app_.ctx.now_ps(), kAcgCreditPool, 1);
       app_.log.debug(kMainThread, "ACG queue full (%u/%u), discarding new credit", acg_.count(), acg_.capacity());
       app_.event("acg_credit").str("op", "flush").u64("count", acg_.count());
     } else {
@@ -84,6 +87,7 @@ const char* DspMsi::send(unsigned i, const char* thread) {
     app_.log.debug(thread, "No ACG credit available, Host will poll to detect hotplug");
     return kErrAgain;
   }
+  app_.ctx.checker.credit_spent(app_.ctx.now_ps(), kAcgCreditPool);
   trace_credits = acg_.count();
   // The credit's buffer holds the header DWs big-endian and the data DW as the CPU stores it,
   // so the debug dump (DOCA_BETOH32 of each DW) shows the data byte-swapped.
@@ -169,7 +173,11 @@ void DspMsi::drain_retries() {
 }
 
 void DspMsi::flush() {
-  if (acg_.allocated()) app_.log.debug(kMainThread, "Flushed %u ACG credits", acg_.flush());
+  if (acg_.allocated()) {
+    const unsigned flushed = acg_.flush();
+    app_.ctx.checker.credits_discarded(app_.ctx.now_ps(), kAcgCreditPool, flushed);
+    app_.log.debug(kMainThread, "Flushed %u ACG credits", flushed);
+  }
   trace_credits = 0;
 }
 

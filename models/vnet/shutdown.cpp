@@ -12,6 +12,7 @@ constexpr uint64_t UNPLUG_TIMEOUT_SEC = 30;
 
 void VnetApp::shutdown(const std::function<void(const std::function<bool()>&)>& run_until) {
   app_.shutting_down = true;
+  invariants_.stop();  // the shutdown may outlast a bound by design
   auto unplug_pending = [this] { return slots_->any_pending_unplug(); };
   if (unplug_pending()) {
     app_.log.info(kMainThread, "Shutdown requested - waiting for pending hot-unplug slots to complete");

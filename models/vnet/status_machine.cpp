@@ -1,5 +1,7 @@
 #include "vnet/status_machine.h"
 
+#include "vnet/app_invariants.h"
+
 namespace dpusim::vnet {
 
 using namespace dpusim::virtio;
@@ -8,6 +10,7 @@ void StatusMachine::release_reset_hold(unsigned i) {
   VirtioPciDevice& dev = *app_.devices[i];
   if (dev.reset_status_state != ResetStatusState::RELEASE_PENDING) return;
   dev.reset_status_state = ResetStatusState::IDLE;
+  invariants_.watch_reset_hold(i, false);
   if (dev.status() == VIRTIO_CONFIG_S_NEEDS_RESET) {
     dev.set_status(0);
     dev.prev_status = 0;
@@ -59,6 +62,7 @@ void StatusMachine::common_write(unsigned i, uint16_t dw_off, uint32_t data, uin
   dev.cancel_in_progress = true;
   ++dev.reset_generation;
   app_.event("reset_generation").u64("ep", i).u64("gen", dev.reset_generation);
+  app_.ctx.checker.generation_bumped("ep" + std::to_string(i), dev.reset_generation);
   app_.wq.raise_reset_barrier();
   // The per-device barrier waits only for a running item that carries this device (an
   // earlier global barrier deadlocked against a hotplug create_device on the worker).
@@ -72,6 +76,7 @@ void StatusMachine::common_write(unsigned i, uint16_t dw_off, uint32_t data, uin
   app_.main_thread.then([this, i] {
     VirtioPciDevice& d = *app_.devices[i];
     d.reset_registers();
+    app_.controllers[i].reset_since_driver_ok = true;
     app_.log.info(kMainThread, "VirtIO device reset [finished]");
     app_.wq.lower_reset_barrier();
     app_.note_status(i);
@@ -176,6 +181,7 @@ void StatusMachine::on_reset_status(unsigned i) {
     return;
   }
   dev.reset_status_state = ResetStatusState::HELD;
+  invariants_.watch_reset_hold(i, true);
   dev.set_status(VIRTIO_CONFIG_S_NEEDS_RESET);
   app_.log.info(kMainThread, "RESET: holding device_status=0x40 until controller cleanup completes");
   // destroy_engine = false: true once misclassified a fresh rebind as an unplug and wedged
@@ -246,6 +252,7 @@ void StatusMachine::on_driver_ok(unsigned i) {
   VirtioPciDevice& dev = *app_.devices[i];
   Controller& c = app_.controllers[i];
   const std::string bdf = app_.bdf_of(i);
+  c.reset_since_driver_ok = false;
   if (c.pending_unplug)
     app_.log.info(kMainThread, "%s: DRIVER_OK with pending_unplug on DSP[%d] - proceeding (host driver needs working CVQ)",
               bdf.c_str(), int(i));

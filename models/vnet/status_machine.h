@@ -14,9 +14,11 @@
 
 namespace dpusim::vnet {
 
+class AppInvariants;
+
 class StatusMachine {
  public:
-  explicit StatusMachine(AppState& app) : app_(app) {}
+  StatusMachine(AppState& app, AppInvariants& invariants) : app_(app), invariants_(invariants) {}
 
   // A DW write of the common config window (< 0x40) with byte enables `be`.
   void common_write(unsigned i, uint16_t dw_off, uint32_t data, uint8_t be);
@@ -37,6 +39,7 @@ class StatusMachine {
   void on_driver_ok(unsigned i);
 
   AppState& app_;
+  AppInvariants& invariants_;
 };
 
 }  // namespace dpusim::vnet

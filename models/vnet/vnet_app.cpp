@@ -12,10 +12,10 @@ using namespace dpusim::pci;
 using pcie::Tlp;
 
 VnetApp::VnetApp(sc_module_name name, pcie::SimContext& ctx, const VnetOptions& options, const AcgSpec& acg)
-    : sc_module(name), up("up"), app_(ctx, options, this->name()) {
+    : sc_module(name), up("up"), app_(ctx, options, this->name()), invariants_(app_) {
   const unsigned n = unsigned(app_.opt.num_ep);
   AppLog& log = app_.log;
-  status_ = std::make_unique<StatusMachine>(app_);
+  status_ = std::make_unique<StatusMachine>(app_, invariants_);
   msi_ = std::make_unique<DspMsi>(app_, acg, [this](Tlp* t) { send_up(t); });
   log.info(kMainThread, "Starting DOCA VirtIO Net PCI Device application");
   log.info(kMainThread, "Configuration:");
@@ -83,6 +83,7 @@ void VnetApp::attach(unsigned i, VnetEndpoint* engine, pcie::Link* link) {
   app_.links[i] = link;
   link->set_up(false);
   engine->on_device_error = [this, i](const std::string& reason) { status_->device_needs_reset(i, reason); };
+  engine->on_vq_enabled = [this, i](unsigned q) { invariants_.check_vq_enabled(i, q); };
 }
 
 void VnetApp::create_static_devices() {

@@ -36,6 +36,7 @@
 #include "tlm/port.h"
 #include "tlm/sim_context.h"
 #include "vnet/acg.h"
+#include "vnet/app_invariants.h"
 #include "vnet/app_state.h"
 #include "vnet/cleanup.h"
 #include "vnet/command.h"
@@ -101,6 +102,7 @@ class VnetApp : public sc_core::sc_module {
   sc_core::sc_time traversal() const;
 
   AppState app_;
+  AppInvariants invariants_;
   std::unique_ptr<StatusMachine> status_;
   std::unique_ptr<Pe1> pe1_;
   std::unique_ptr<DspMsi> msi_;

@@ -83,6 +83,8 @@ class VnetEndpoint : public pcie::EndpointBase, public net::NetEnd {
   // Raises an MSI-X vector (the config-change vector, say); "sent", "pending", "disabled"...
   const char* raise_msix(uint16_t vector);
   std::function<void(const std::string& reason)> on_device_error;
+  // A VQ reached ENABLED (the application model checks that its driver may have it enabled).
+  std::function<void(unsigned q)> on_vq_enabled;
 
   // The network port.
   void frame_arrived(net::Frame frame) override;

@@ -51,8 +51,10 @@ class ConfigWorkqueue {
   // Runs an item on the worker: adds its steps to `worker` (they run before the item counts
   // as finished).
   std::function<void(const WorkItem&, pcie::Activity& worker)> execute;
-  // The current reset generation of a device.
+  // The current reset generation of a device, and its name in the invariant checker's
+  // generation ledger (the application reports each bump there).
   std::function<uint32_t(int device)> generation_of;
+  std::function<std::string(int device)> device_path;
   // Progresses every worker PE once (CVQ delivery); may add steps to the worker.
   std::function<void(pcie::Activity& worker)> progress_pes;
   // Called when the worker finished or skipped an item and is about to take the next (the

@@ -1,15 +1,18 @@
-"""The command line behind ./dpusim: `run` a scenario, the `demo` (the README's main job), or
-the `report` of a run.
+"""The command line behind ./dpusim: `run` a scenario, `explore` one over many seeds
+(dpusim.explore), the `demo` (the README's main job), or the `report` of a run.
 
-    dpusim run SCENARIO.py [--seed N] [--platform FILE.json] [--out DIR] [--trace | --no-trace]
+    dpusim run SCENARIO.py [--seed N] [--explore[=KNOB,...]] [--platform FILE.json] [--out DIR]
+                           [--trace | --no-trace]
+    dpusim explore SCENARIO.py [--seeds 1-1000] [-j N | --tx SPEC ...] (docs/explore.md)
     dpusim report DIR
 
 `run` writes DIR/events.jsonl, DIR/waves.vcd, one pcap per wire (DIR/wire<i>_<a>_<b>.pcap),
 DIR/run.json (scenario, seed, hash, outcome) and, with --trace, DIR/trace.json (the Chrome
 trace; DIR defaults to out/<scenario name>, created or overwritten) and ends with the line
 `hash: <sha256 of events.jsonl>`. Exit status: 0 success, 1 the scenario or an invariant failed
-(the hash is still printed), 2 usage or a refused platform document. `report` writes
-DIR/report.html from those outputs (dpusim.report).
+(the hash is still printed), 2 usage or a refused platform document. --explore runs the seed's
+perturbed schedule (every knob, or only those named: what a shrunk failure prints). `report`
+writes DIR/report.html from a run's outputs (dpusim.report).
 
 A study scenario may also define VARIANTS (name -> platform document) and
 `report(results, out)`: each variant then runs on its own platform (outputs in DIR/<name>), and
@@ -23,7 +26,9 @@ import os
 import runpy
 import sys
 
+from dpusim import explore as explore_command
 from dpusim.run import run
+from dpusim.scenario_file import UsageError, load_scenario  # noqa: F401 - load_scenario is this module's API too
 
 ROOT = os.environ.get("DPUSIM_ROOT", os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))))
 DEMO_SCENARIO = os.path.join(ROOT, "scenarios", "virtio_net_bringup.py")
@@ -31,20 +36,6 @@ DEMO_SCENARIO = os.path.join(ROOT, "scenarios", "virtio_net_bringup.py")
 
 # What a run may write into its output directory (pcaps are one per wire, *.pcap).
 OUTPUT_FILES = ("events.jsonl", "waves.vcd", "study.json", "study.png", "trace.json", "run.json", "report.html")
-
-
-class UsageError(Exception):
-    pass
-
-
-def load_scenario(path):
-    if not os.path.isfile(path):
-        raise UsageError(f"scenario file {path} does not exist")
-    scope = runpy.run_path(path, run_name="dpusim_scenario")
-    fn = scope.get("scenario")
-    if fn is None or not callable(fn):
-        raise UsageError(f"{path} defines no `async def scenario(sim)`")
-    return fn, scope.get("PLATFORM")
 
 
 def load_study(path):
@@ -116,6 +107,8 @@ def run_command(args, prog="dpusim run"):
     parser.add_argument("--out", help="output directory (default out/<scenario name>)")
     parser.add_argument("--trace", action=argparse.BooleanOptionalAction, default=None,
                         help="write DIR/trace.json, the Chrome/Perfetto trace (default: on for studies)")
+    parser.add_argument("--explore", nargs="?", const="all", metavar="KNOB,...",
+                        help="schedule exploration: the seed's perturbed schedule (every knob, or those named)")
     try:
         opts = parser.parse_args(args)
     except SystemExit as e:
@@ -144,7 +137,9 @@ def run_command(args, prog="dpusim run"):
         return 2
     study = is_study(opts.scenario)
     trace = study if opts.trace is None else opts.trace
-    res = run(fn, platform, seed=opts.seed, out=out, trace=trace)
+    explore = None if opts.explore is None else (True if opts.explore == "all" else
+                                                  [k for k in opts.explore.split(",") if k])
+    res = run(fn, platform, seed=opts.seed, out=out, explore=explore, trace=trace)
     ran = []
     if res.ok:
         failed, ran = run_study(opts.scenario, fn, res, opts.seed, out, trace)
@@ -160,7 +155,8 @@ def run_command(args, prog="dpusim run"):
         print(res.error, file=sys.stderr, end="" if res.error.endswith("\n") else "\n")
     if res.failure:
         print(f"dpusim: {res.failure}", file=sys.stderr)
-        print(f"dpusim: replay with: ./dpusim run {opts.scenario} --seed {res.seed}", file=sys.stderr)
+        print(f"dpusim: replay with: {explore_command.replay_command(opts.scenario, res.seed, explore)}",
+              file=sys.stderr)
     sys.stderr.flush()
     for path in outputs_in(out):
         print(f"output: {path}")
@@ -182,5 +178,7 @@ def main(argv):
         from dpusim.report import report_command
 
         return report_command(rest)
-    print(f"dpusim: unknown command '{cmd}' (run, demo, report)", file=sys.stderr)
+    if cmd == "explore":
+        return explore_command.main(rest)
+    print(f"dpusim: unknown command '{cmd}' (run, explore, demo, report)", file=sys.stderr)
     return 2
