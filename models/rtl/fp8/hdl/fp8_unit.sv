@@ -1,0 +1,73 @@
+// fp8_unit: the ionic target's fp8 arithmetic unit (the P4 extern fp8_unit's apply and cvt)
+// as a pipelined stream processor: LANES elements a beat, one beat a clock, LATENCY clocks from
+// input to output.
+//
+// Streams (AXI4-Stream handshake: a beat moves on a rising edge where valid and ready are both
+// high; valid, once high, holds with its beat until it moves):
+//   s_*  operands: op (0 add, 1 sub, 2 mul, 3 min, 4 max, 5 cvt), fmt (the operands' format,
+//        0 fp32 .. 5 fp4_e2m1), dst_fmt (cvt's result format; ignored otherwise), lane i's
+//        elements a and b in bits [32i+31:32i] of s_a and s_b, LSB-aligned in their format's
+//        width (b is ignored by cvt), and last (passed through, marks a block's final beat);
+//   m_*  results: lane i's code in bits [32i+31:32i] of m_data, LSB-aligned, zero above its
+//        format's width; last as it came in; bad when the beat's op or a format code was out of
+//        range (its results are 0).
+// Each beat carries its own op and formats, so consecutive beats may differ.
+//
+// Flow control is a pipeline that moves as a whole: it advances unless the output holds a beat
+// the sink is not taking, so s_ready = !(m_valid && !m_ready), combinationally from m_ready. A
+// source that waits for s_ready before raising s_valid is fine; a sink must not wait for
+// s_valid before raising m_ready (it would never see one).
+//
+// Reset (rst, synchronous, active high) empties the pipeline; data registers are not reset.
+module fp8_unit
+  import fp8_pkg::*;
+#(
+  parameter int unsigned LANES = 4
+) (
+  input  logic                    clk,
+  input  logic                    rst,
+  input  logic                    s_valid,
+  output logic                    s_ready,
+  input  logic [2:0]              s_op,
+  input  logic [2:0]              s_fmt,
+  input  logic [2:0]              s_dst_fmt,
+  input  logic [LANES*ELEM_W-1:0] s_a,
+  input  logic [LANES*ELEM_W-1:0] s_b,
+  input  logic                    s_last,
+  output logic                    m_valid,
+  input  logic                    m_ready,
+  output logic [LANES*ELEM_W-1:0] m_data,
+  output logic                    m_last,
+  output logic                    m_bad
+);
+  localparam int unsigned LATENCY = 4;
+
+  logic               advance;
+  logic [LATENCY-1:0] valid_q, last_q, bad_q;
+
+  assign advance = !(valid_q[LATENCY-1] && !m_ready);
+  assign s_ready = advance;
+  assign m_valid = valid_q[LATENCY-1];
+  assign m_last  = last_q[LATENCY-1];
+  assign m_bad   = bad_q[LATENCY-1];
+
+  always_ff @(posedge clk) begin
+    if (rst) begin
+      valid_q <= '0;
+      last_q  <= '0;
+      bad_q   <= '0;
+    end else if (advance) begin
+      valid_q <= {valid_q[LATENCY-2:0], s_valid};
+      last_q  <= {last_q[LATENCY-2:0], s_valid && s_last};
+      bad_q   <= {bad_q[LATENCY-2:0], s_valid && beat_bad(s_op, s_fmt, s_dst_fmt)};
+    end
+  end
+
+  for (genvar i = 0; i < LANES; i++) begin : g_lane
+    fp8_lane lane (
+      .clk(clk), .advance(advance), .op(s_op), .fmt(s_fmt), .dst_fmt(s_dst_fmt),
+      .a(s_a[i*ELEM_W +: ELEM_W]), .b(s_b[i*ELEM_W +: ELEM_W]),
+      .result(m_data[i*ELEM_W +: ELEM_W])
+    );
+  end
+endmodule
