@@ -23,6 +23,7 @@ namespace dpusim::pcie {
   X(slot_link_train_ps, "slot.link_train_ps", 10000000000ull, 0, 100000000000000ull, "ps")  \
   X(test_ep_service_ps, "test_endpoint.service_ps", 50000, 0, 1000000000, "ps")             \
   X(test_ep_dma_setup_ps, "test_endpoint.dma_setup_ps", 100000, 0, 1000000000, "ps")                \
+  X(rtl_fp8_clock_ps, "rtl.fp8.clock_ps", 1000, 2, 1000000000, "ps")                                 \
   DPUSIM_TIMING_PARAMS_VNET(X)                                                                       \
   DPUSIM_TIMING_PARAMS_PCIEHP(X)                                                                     \
   X(net_wire_propagation_ps, "net.wire.propagation_ps", 5000, 0, 1000000000000ull, "ps")
