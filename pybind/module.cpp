@@ -25,6 +25,10 @@ PYBIND11_MODULE(_dpusim, m) {
   // SystemC prints its banner on stdout when its kernel starts; a run's stdout is its own.
   setenv("SYSTEMC_DISABLE_COPYRIGHT_MESSAGE", "1", 1);
   m.doc() = "dpusim native core (SystemC/TLM platform, P4 engine, numeric formats)";
+  // The CMake options this build was configured with that change what exists (tests skip on them).
+  pybind11::dict options;
+  options["DPUSIM_RTL"] = static_cast<bool>(DPUSIM_RTL_BUILT);
+  m.attr("build_options") = options;
   for (const auto& [name, bind] : dpusim::pybind::registry()) {
     auto sub = m.def_submodule(name.c_str());
     bind(sub);
