@@ -199,7 +199,10 @@ void Fp8RtlAdapter::rise() {
   } else if (busy_) {
     if (u.s_valid.read() && u.s_ready.read()) ++beats_in_;
     if (u.m_valid.read() && u.m_ready.read()) {
+      // Both were made impossible by what was sent: a block that says otherwise is broken.
       if (u.m_bad.read()) SC_REPORT_ERROR(name(), "the fp8 unit flagged a beat's op or format codes as out of range");
+      if (u.m_last.read() != (beats_out_ + 1 == beats_))
+        SC_REPORT_ERROR(name(), "the fp8 unit's last flag does not mark the job's final result beat");
       const LaneWord data = u.m_data.read();
       const p4::rdma::Fp8Job& job = job_->job;
       for (unsigned lane = 0; lane < kLanes; ++lane) {
