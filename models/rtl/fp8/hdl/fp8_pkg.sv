@@ -1,5 +1,5 @@
 // fp8_pkg: the element formats and operation codes of the fp8 unit, and each format's field
-// layout as functions of its 3-bit code, so one datapath serves every format at run time.
+// layout as a table indexed by its 3-bit code, so one datapath serves every format at run time.
 //
 // Format codes are the P4 fp8 extern's (docs/formats.md): 0 fp32 (IEEE 754 binary32),
 // 1 fp16 (binary16), 2 bf16, 3 fp8_e4m3 (OCP OFP8 E4M3: no infinity, S.1111.111 is the only
@@ -47,117 +47,41 @@ package fp8_pkg;
     return !op_valid(o) || !fmt_valid(f) || (o == OP_CVT && !fmt_valid(d));
   endfunction
 
-  // Element width in bits.
-  function automatic logic [5:0] fmt_bits(logic [2:0] f);
+  // A format's layout, decoded once from its code where a stage needs it, so the stage reads
+  // fields rather than decoding again at every use. In hardware, a six-entry table.
+  typedef struct packed {
+    logic [4:0]         man_bits;        // stored mantissa bits (precision is one more)
+    logic [7:0]         bias;
+    specials_e          specials;
+    logic [31:0]        sign_bit;
+    logic [31:0]        magnitude_mask;  // the code without its sign
+    logic [31:0]        man_mask;
+    logic [31:0]        exp_field_max;   // the all-ones exponent field, unshifted
+    logic [31:0]        max_finite;      // the largest finite magnitude's code
+    logic [31:0]        overflow;        // infinity, or the largest finite magnitude where there is none
+    logic [31:0]        nan;             // the canonical quiet NaN, or +-max in E2M1, which has none
+    logic signed [11:0] emin;            // smallest normal exponent, 1 - bias
+    logic signed [11:0] emax;            // largest finite exponent (IEEE reserves the all-ones field)
+  } fmt_info_t;
+
+  // The table, from the formats' definitions (docs/formats.md): E4M3's largest finite value is
+  // S.1111.110 (448) and S.1111.111 its only NaN; E2M1's every code is finite, its largest 6.
+  // The canonical NaNs are IEEE's default quiet NaN (quiet bit set, no payload).
+  function automatic fmt_info_t fmt_info(logic [2:0] f);
+    //            man    bias    specials           sign          magnitude     mantissa      exp field  max finite    overflow      NaN           emin     emax
     case (f)
-      FMT_FP32: return 6'd32;
-      FMT_FP16, FMT_BF16: return 6'd16;
-      FMT_FP8_E4M3, FMT_FP8_E5M2: return 6'd8;
-      default: return 6'd4;
+      FMT_FP32:     return '{5'd23, 8'd127, SPECIALS_IEEE,     32'h80000000, 32'h7FFFFFFF, 32'h007FFFFF, 32'hFF, 32'h7F7FFFFF, 32'h7F800000, 32'h7FC00000, -12'sd126, 12'sd127};
+      FMT_FP16:     return '{5'd10, 8'd15,  SPECIALS_IEEE,     32'h8000,     32'h7FFF,     32'h03FF,     32'h1F, 32'h7BFF,     32'h7C00,     32'h7E00,     -12'sd14,  12'sd15};
+      FMT_BF16:     return '{5'd7,  8'd127, SPECIALS_IEEE,     32'h8000,     32'h7FFF,     32'h007F,     32'hFF, 32'h7F7F,     32'h7F80,     32'h7FC0,     -12'sd126, 12'sd127};
+      FMT_FP8_E4M3: return '{5'd3,  8'd7,   SPECIALS_NAN_ONLY, 32'h80,       32'h7F,       32'h07,       32'h0F, 32'h7E,       32'h7E,       32'h7F,       -12'sd6,   12'sd8};
+      FMT_FP8_E5M2: return '{5'd2,  8'd15,  SPECIALS_IEEE,     32'h80,       32'h7F,       32'h03,       32'h1F, 32'h7B,       32'h7C,       32'h7E,       -12'sd14,  12'sd15};
+      default:      return '{5'd1,  8'd1,   SPECIALS_NONE,     32'h8,        32'h7,        32'h1,        32'h03, 32'h7,        32'h7,        32'h7,        12'sd0,    12'sd2};  // fp4_e2m1
     endcase
   endfunction
 
-  // Exponent field width.
-  function automatic logic [3:0] fmt_exp_bits(logic [2:0] f);
-    case (f)
-      FMT_FP32, FMT_BF16: return 4'd8;
-      FMT_FP16, FMT_FP8_E5M2: return 4'd5;
-      FMT_FP8_E4M3: return 4'd4;
-      default: return 4'd2;
-    endcase
-  endfunction
-
-  // Stored mantissa bits (precision is one more).
-  function automatic logic [4:0] fmt_man_bits(logic [2:0] f);
-    case (f)
-      FMT_FP32: return 5'd23;
-      FMT_FP16: return 5'd10;
-      FMT_BF16: return 5'd7;
-      FMT_FP8_E4M3: return 5'd3;
-      FMT_FP8_E5M2: return 5'd2;
-      default: return 5'd1;
-    endcase
-  endfunction
-
-  function automatic logic [7:0] fmt_bias(logic [2:0] f);
-    case (f)
-      FMT_FP32, FMT_BF16: return 8'd127;
-      FMT_FP16, FMT_FP8_E5M2: return 8'd15;
-      FMT_FP8_E4M3: return 8'd7;
-      default: return 8'd1;
-    endcase
-  endfunction
-
-  function automatic specials_e fmt_specials(logic [2:0] f);
-    case (f)
-      FMT_FP8_E4M3: return SPECIALS_NAN_ONLY;
-      FMT_FP4_E2M1: return SPECIALS_NONE;
-      default: return SPECIALS_IEEE;
-    endcase
-  endfunction
-
-  function automatic logic [31:0] sign_bit(logic [2:0] f);
-    return 32'd1 << (fmt_bits(f) - 6'd1);
-  endfunction
-
-  function automatic logic [31:0] magnitude_mask(logic [2:0] f);
-    return sign_bit(f) - 32'd1;
-  endfunction
-
-  function automatic logic [31:0] man_mask(logic [2:0] f);
-    return (32'd1 << fmt_man_bits(f)) - 32'd1;
-  endfunction
-
-  function automatic logic [31:0] exp_field_max(logic [2:0] f);
-    return (32'd1 << fmt_exp_bits(f)) - 32'd1;
-  endfunction
-
-  // Smallest normal exponent (unbiased), 1 - bias.
-  function automatic logic signed [11:0] fmt_emin(logic [2:0] f);
-    return 12'sd1 - $signed({4'd0, fmt_bias(f)});
-  endfunction
-
-  // Largest exponent of a finite value: IEEE formats reserve the all-ones field.
-  function automatic logic signed [11:0] fmt_emax(logic [2:0] f);
-    logic [11:0] top;
-    top = 12'(exp_field_max(f)) - ((fmt_specials(f) == SPECIALS_IEEE) ? 12'd1 : 12'd0);
-    return $signed(top) - $signed({4'd0, fmt_bias(f)});
-  endfunction
-
-  function automatic logic [31:0] inf_code(logic [2:0] f);
-    return exp_field_max(f) << fmt_man_bits(f);
-  endfunction
-
-  function automatic logic [31:0] max_finite_code(logic [2:0] f);
-    case (fmt_specials(f))
-      SPECIALS_IEEE: return inf_code(f) - 32'd1;
-      SPECIALS_NAN_ONLY: return magnitude_mask(f) - 32'd1;
-      default: return magnitude_mask(f);
-    endcase
-  endfunction
-
-  // Positive canonical quiet NaN: IEEE's quiet bit with no payload; E4M3's only NaN.
-  function automatic logic [31:0] quiet_nan_code(logic [2:0] f);
-    if (fmt_specials(f) == SPECIALS_IEEE) return inf_code(f) | (32'd1 << (fmt_man_bits(f) - 5'd1));
-    return magnitude_mask(f);
-  endfunction
-
-  // Overflow: infinity where the format has one, else the largest finite magnitude; sign kept.
-  function automatic logic [31:0] overflow_code(logic [2:0] f, logic neg);
-    logic [31:0] mag;
-    mag = (fmt_specials(f) == SPECIALS_IEEE) ? inf_code(f) : max_finite_code(f);
-    return mag | (neg ? sign_bit(f) : 32'd0);
-  endfunction
-
-  // A NaN result: the canonical quiet NaN, or +-max in E2M1, which has no NaN.
-  function automatic logic [31:0] nan_code(logic [2:0] f, logic neg);
-    logic [31:0] mag;
-    mag = (fmt_specials(f) == SPECIALS_NONE) ? max_finite_code(f) : quiet_nan_code(f);
-    return mag | (neg ? sign_bit(f) : 32'd0);
-  endfunction
-
-  function automatic logic [31:0] zero_code(logic [2:0] f, logic neg);
-    return neg ? sign_bit(f) : 32'd0;
+  // A magnitude's code with a sign: overflow, NaN and zero results are built with it.
+  function automatic logic [31:0] with_sign(logic [31:0] sign_bit, logic [31:0] magnitude, logic neg);
+    return magnitude | (neg ? sign_bit : 32'd0);
   endfunction
 
   // Width of the frame the adder lines its operands up in: a carry bit, the 24-bit

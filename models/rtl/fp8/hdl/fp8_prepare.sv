@@ -39,10 +39,15 @@ module fp8_prepare
   logic signed [11:0] exp_diff;
   logic [2:0]         res_fmt;
   logic [31:0]        width_mask;
+  /* verilator lint_off UNUSEDSIGNAL */
+  fmt_info_t          f, r;  // the operands' and the result's layouts; only some fields matter here
+  /* verilator lint_on UNUSEDSIGNAL */
 
   always_comb begin
     res_fmt    = (op == OP_CVT) ? dst_fmt : fmt;
-    width_mask = sign_bit(fmt) | magnitude_mask(fmt);
+    f          = fmt_info(fmt);
+    r          = fmt_info(res_fmt);
+    width_mask = f.sign_bit | f.magnitude_mask;
     y_sign     = b_sign ^ (op == OP_SUB);
     b_larger   = b_mag > a_mag;
     swap       = (op != OP_CVT) && b_larger;
@@ -71,21 +76,21 @@ module fp8_prepare
     if (beat_bad(op, fmt, dst_fmt)) begin
       out.special_code = 32'd0;
     end else if (op == OP_CVT) begin
-      if (a_nan)       out.special_code = nan_code(res_fmt, a_sign);
-      else if (a_inf)  out.special_code = overflow_code(res_fmt, a_sign);
-      else if (a_zero) out.special_code = zero_code(res_fmt, a_sign);
+      if (a_nan)       out.special_code = with_sign(r.sign_bit, r.nan, a_sign);
+      else if (a_inf)  out.special_code = with_sign(r.sign_bit, r.overflow, a_sign);
+      else if (a_zero) out.special_code = with_sign(r.sign_bit, 32'd0, a_sign);
       else             out.special = 1'b0;
     end else if (a_nan) begin
-      out.special_code = nan_code(fmt, a_sign);
+      out.special_code = with_sign(f.sign_bit, f.nan, a_sign);
     end else if (b_nan) begin
-      out.special_code = nan_code(fmt, b_sign);
+      out.special_code = with_sign(f.sign_bit, f.nan, b_sign);
     end else begin
       case (op)
         OP_ADD, OP_SUB: begin
-          if (a_inf && b_inf && a_sign != y_sign) out.special_code = nan_code(fmt, 1'b0);
-          else if (a_inf)                         out.special_code = overflow_code(fmt, a_sign);
-          else if (b_inf)                         out.special_code = overflow_code(fmt, y_sign);
-          else if (a_zero && b_zero)              out.special_code = zero_code(fmt, a_sign & y_sign);
+          if (a_inf && b_inf && a_sign != y_sign) out.special_code = with_sign(f.sign_bit, f.nan, 1'b0);
+          else if (a_inf)                         out.special_code = with_sign(f.sign_bit, f.overflow, a_sign);
+          else if (b_inf)                         out.special_code = with_sign(f.sign_bit, f.overflow, y_sign);
+          else if (a_zero && b_zero)              out.special_code = with_sign(f.sign_bit, 32'd0, a_sign & y_sign);
           else                                    out.special = 1'b0;
         end
         OP_MUL: begin
@@ -93,9 +98,9 @@ module fp8_prepare
           out.sig_x = a_sig;
           out.sig_y = b_sig;
           out.exp   = a_exp + b_exp;
-          if ((a_inf && b_zero) || (a_zero && b_inf)) out.special_code = nan_code(fmt, 1'b0);
-          else if (a_inf || b_inf)                    out.special_code = overflow_code(fmt, out.sign);
-          else if (a_zero || b_zero)                  out.special_code = zero_code(fmt, out.sign);
+          if ((a_inf && b_zero) || (a_zero && b_inf)) out.special_code = with_sign(f.sign_bit, f.nan, 1'b0);
+          else if (a_inf || b_inf)                    out.special_code = with_sign(f.sign_bit, f.overflow, out.sign);
+          else if (a_zero || b_zero)                  out.special_code = with_sign(f.sign_bit, 32'd0, out.sign);
           else                                        out.special = 1'b0;
         end
         OP_MIN:  out.special_code = (a_le_b ? a : b) & width_mask;

@@ -22,12 +22,16 @@ module fp8_round_pack
   logic [25:0]        kept, rounded;
   logic               guard, sticky, overflow;
   logic [31:0]        packed_code;
+  /* verilator lint_off UNUSEDSIGNAL */
+  fmt_info_t          d;  // the destination's layout; rounding reads only some of it
+  /* verilator lint_on UNUSEDSIGNAL */
 
   always_comb begin
-    emin  = fmt_emin(in.dst);
-    emax  = fmt_emax(in.dst);
+    d     = fmt_info(in.dst);
+    emin  = d.emin;
+    emax  = d.emax;
     below = (in.msb_exp < emin) ? emin - in.msb_exp : 12'sd0;
-    shift_wide = 12'(EXACT_W - 1) - {7'd0, fmt_man_bits(in.dst)} + $unsigned(below);
+    shift_wide = 12'(EXACT_W - 1) - {7'd0, d.man_bits} + $unsigned(below);
     shift = (shift_wide > 12'(EXACT_W + 1)) ? 6'(EXACT_W + 1) : shift_wide[5:0];
     // shift >= EXACT_W - 24 > 0: there is always a guard bit's place.
     half      = EXACT_W'(1) << (shift - 6'd1);
@@ -39,13 +43,13 @@ module fp8_round_pack
     if (in.msb_exp < emin)
       packed_code = {6'd0, rounded};  // subnormal; 2^man_bits is the smallest normal's code
     else
-      packed_code = ((32'($unsigned(in.msb_exp + $signed({4'd0, fmt_bias(in.dst)}))) - 32'd1)
-                     << fmt_man_bits(in.dst)) + {6'd0, rounded};
-    overflow = in.msb_exp > emax + 12'sd1 || packed_code > max_finite_code(in.dst);
+      packed_code = ((32'($unsigned(in.msb_exp + $signed({4'd0, d.bias}))) - 32'd1)
+                     << d.man_bits) + {6'd0, rounded};
+    overflow = in.msb_exp > emax + 12'sd1 || packed_code > d.max_finite;
 
     if (in.special)      code = in.special_code;
-    else if (in.zero)    code = zero_code(in.dst, in.sign);
-    else if (overflow)   code = overflow_code(in.dst, in.sign);
-    else                 code = packed_code | zero_code(in.dst, in.sign);
+    else if (in.zero)    code = with_sign(d.sign_bit, 32'd0, in.sign);
+    else if (overflow)   code = with_sign(d.sign_bit, d.overflow, in.sign);
+    else                 code = packed_code | with_sign(d.sign_bit, 32'd0, in.sign);
   end
 endmodule

@@ -22,23 +22,27 @@ module fp8_unpack
   logic [31:0] field, man;
   logic [31:0] magnitude;
   logic        top_field;
+  /* verilator lint_off UNUSEDSIGNAL */
+  fmt_info_t   f;  // the layout; unpacking reads only some of it
+  /* verilator lint_on UNUSEDSIGNAL */
 
   always_comb begin
-    magnitude = code & magnitude_mask(fmt);
+    f         = fmt_info(fmt);
+    magnitude = code & f.magnitude_mask;
     mag       = magnitude[30:0];
-    sign      = |(code & sign_bit(fmt));
-    field     = (magnitude >> fmt_man_bits(fmt)) & exp_field_max(fmt);
-    man       = magnitude & man_mask(fmt);
-    top_field = field == exp_field_max(fmt);
+    sign      = |(code & f.sign_bit);
+    field     = (magnitude >> f.man_bits) & f.exp_field_max;
+    man       = magnitude & f.man_mask;
+    top_field = field == f.exp_field_max;
     is_zero   = magnitude == 32'd0;
-    is_inf    = fmt_specials(fmt) == SPECIALS_IEEE && top_field && man == 32'd0;
-    case (fmt_specials(fmt))
+    is_inf    = f.specials == SPECIALS_IEEE && top_field && man == 32'd0;
+    case (f.specials)
       SPECIALS_IEEE:     is_nan = top_field && man != 32'd0;
-      SPECIALS_NAN_ONLY: is_nan = magnitude == magnitude_mask(fmt);
+      SPECIALS_NAN_ONLY: is_nan = magnitude == f.magnitude_mask;
       default:           is_nan = 1'b0;
     endcase
     // Implicit bit for normals; a subnormal (field 0) shares field 1's exponent.
-    sig = {field != 32'd0, man[22:0] << (5'd23 - fmt_man_bits(fmt))};
-    exp = $signed((field == 32'd0) ? 12'd1 : field[11:0]) - $signed({4'd0, fmt_bias(fmt)}) - 12'sd23;
+    sig = {field != 32'd0, man[22:0] << (5'd23 - f.man_bits)};
+    exp = $signed((field == 32'd0) ? 12'd1 : field[11:0]) - $signed({4'd0, f.bias}) - 12'sd23;
   end
 endmodule
