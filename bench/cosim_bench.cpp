@@ -5,7 +5,7 @@
 //
 // Each row runs whole jobs of N elements (default 1 Mi) of one operation through each
 // implementation until S seconds (default 0.5) of wall time have passed, and reports elements
-// per wall second; for the RTL also the cycles a job takes (ceil(N / 4) + 4) and how many
+// per wall second; for the RTL also the cycles a job takes (ceil(N / 4) + 5) and how many
 // simulated seconds pass per wall second at the clock of P ps (default rtl.fp8.clock_ps's
 // 1000). Operands are seeded: random codes of the 8- and 16-bit formats, and fp32 values with
 // a random sign and mantissa and a magnitude between 2^-10 and 2^10. Wall-clock time is read in

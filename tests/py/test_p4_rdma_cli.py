@@ -162,7 +162,7 @@ def test_the_rtl_unit_gives_the_codecs_bytes_and_decisions_with_its_cycles(tmp_p
     assert mem_rtl == mem_cpp
     bits = [32, 16, 16, 8, 8, 4][fmt]
     for i, n in enumerate([1000, 24]):
-        cycles = -(-(n * 8 // bits) // 4) + 4  # ceil(elements / 4 lanes) + 4 pipeline stages
+        cycles = -(-(n * 8 // bits) // 4) + 5  # ceil(elements / 4 lanes) + 5 pipeline stages
         assert cpp[i] == decision(i, "done", time_ps=[0, 10**6][i])
         assert rtl[i] == decision(i, "done", cycles=cycles, busy=cycles * 1250, time_ps=[0, 10**6][i])
     assert r_rtl.stdout.splitlines()[-2].endswith(f"fp8_impl=rtl fp8_cycles={rtl[0]['fp8_cycles'] + rtl[1]['fp8_cycles']}")
@@ -186,7 +186,7 @@ def test_conversions_through_the_rtl_unit_match_the_reference(tmp_path):
          "sgl": [{"addr": B, "length": 256, "lkey": KB}]}])
     r, lines, memory = run(tmp_path, "rtl", doc, entries, "--fp8-impl", "rtl", program="fp8_convert.json")
     assert r.returncode == 0, r.stderr
-    assert [(x["action"], x["fp8_cycles"], x["fp8_busy_ps"]) for x in lines] == [("done", 8, 8000), ("done", 68, 68000)]
+    assert [(x["action"], x["fp8_cycles"], x["fp8_busy_ps"]) for x in lines] == [("done", 9, 9000), ("done", 69, 69000)]
     e4m3, e5m2, fp16 = ref.FORMATS["fp8_e4m3"], ref.FORMATS["fp8_e5m2"], ref.FORMATS["fp16"]
     fp32 = ref.FORMATS["fp32"]
     assert memory[DST - BASE:DST - BASE + 16] == ref.pack(

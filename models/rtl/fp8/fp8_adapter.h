@@ -7,7 +7,7 @@
 // idle at time t drives its first beat at t and sees rising edges at t + P, t + 2P, ...; one
 // queued behind another starts at the other's last edge. Its cycle count is the number of
 // rising edges until its last result beat is taken, and its busy time is that many periods.
-// With the unit's four-stage pipeline and kLanes elements a beat, n elements take
+// With the unit's five-stage pipeline and kLanes elements a beat, n elements take
 // ceil(n / kLanes) + kLatency cycles. Reset: the unit is held in reset for kResetCycles cycles
 // from time 0 (power-on); a job submitted before then waits for it.
 //
@@ -36,7 +36,7 @@ namespace dpusim::rtl {
 class Fp8RtlAdapter : public sc_core::sc_module {
  public:
   static constexpr unsigned kLanes = DPUSIM_RTL_FP8_LANES;  // the unit's LANES parameter
-  static constexpr unsigned kLatency = 4;                   // pipeline stages (fp8_unit.sv)
+  static constexpr unsigned kLatency = 5;                   // input register and four stages (fp8_unit.sv)
   static constexpr unsigned kResetCycles = 2;
   static constexpr std::uint64_t kMinClockPs = 2;  // a high and a low phase of a picosecond
 

@@ -1,6 +1,6 @@
 // Fp8RtlAdapter (models/rtl/fp8/fp8_adapter.h): jobs over TLM-2.0, blocking and non-blocking,
 // streamed through the verilated unit on its gated clock. A job's duration is its RTL cycle
-// count at the clock period: ceil(n / kLanes) + kLatency cycles for n elements.
+// count at the clock period: ceil(n / kLanes) + kLatency (5) cycles for n elements.
 #include <cstring>
 #include <functional>
 
@@ -86,7 +86,7 @@ struct Bench : sc_core::sc_module {
 
 TEST(Fp8Adapter, BlockingTransportTakesTheRtlCyclesAtTheClock) {
   Bench bench(kClockPs, true);
-  Job job = add_e4m3(10);  // three beats: 3 + 4 cycles
+  Job job = add_e4m3(10);  // three beats: 3 + 5 cycles
   std::uint64_t done_at = 0;
   bench.body = [&] {
     sc_core::wait(sc_time(10000, SC_PS));  // past the power-on reset
@@ -97,33 +97,33 @@ TEST(Fp8Adapter, BlockingTransportTakesTheRtlCyclesAtTheClock) {
   sc_core::sc_start();
   EXPECT_EQ(job.trans.get_response_status(), tlm::TLM_OK_RESPONSE);
   EXPECT_EQ(job.ext.outcome.status, fmt::Status::ok);
-  EXPECT_EQ(job.ext.outcome.cycles, 7u);
-  EXPECT_EQ(job.ext.outcome.busy_ps, 7000u);
-  EXPECT_EQ(done_at, 17000u);
+  EXPECT_EQ(job.ext.outcome.cycles, 8u);
+  EXPECT_EQ(job.ext.outcome.busy_ps, 8000u);
+  EXPECT_EQ(done_at, 18000u);
   EXPECT_EQ(job.result, job.expected);
   EXPECT_TRUE(bench.adapter.idle());
   // The gated clock stops low, at the falling edge after the last job, and schedules nothing.
-  EXPECT_EQ(sc_core::sc_time_stamp().value(), 17500u);
-  EXPECT_EQ(bench.adapter.cycles(), 2u + 7u) << "reset and the job";
+  EXPECT_EQ(sc_core::sc_time_stamp().value(), 18500u);
+  EXPECT_EQ(bench.adapter.cycles(), 2u + 8u) << "reset and the job";
 }
 
 TEST(Fp8Adapter, AJobSubmittedDuringResetStartsWhenResetEnds) {
   Bench bench(kClockPs, true);
-  Job job = add_e4m3(4);  // one beat: 1 + 4 cycles
+  Job job = add_e4m3(4);  // one beat: 1 + 5 cycles
   bench.body = [&] {
     sc_time delay = sc_core::SC_ZERO_TIME;
     bench.socket->b_transport(job.trans, delay);
   };
   sc_core::sc_start();
-  EXPECT_EQ(job.ext.outcome.cycles, 5u);
-  EXPECT_EQ(bench.adapter.cycles(), 7u) << "reset edges at 1 and 2 ns, the job's at 3..7 ns";
-  EXPECT_EQ(sc_core::sc_time_stamp().value(), 7500u) << "the clock stops at the falling edge after";
+  EXPECT_EQ(job.ext.outcome.cycles, 6u);
+  EXPECT_EQ(bench.adapter.cycles(), 8u) << "reset edges at 1 and 2 ns, the job's at 3..8 ns";
+  EXPECT_EQ(sc_core::sc_time_stamp().value(), 8500u) << "the clock stops at the falling edge after";
   EXPECT_EQ(job.result, job.expected);
 }
 
 TEST(Fp8Adapter, NonBlockingTransportHonoursTheDelayAndAnswersAtTheLastEdge) {
   Bench bench(1250, false);
-  Job job = add_e4m3(64);  // 16 beats: 20 cycles of 1.25 ns
+  Job job = add_e4m3(64);  // 16 beats: 21 cycles of 1.25 ns
   bench.body = [&] {
     if (sc_core::sc_time_stamp() == sc_core::SC_ZERO_TIME) {
       sc_core::next_trigger(sc_time(20000, SC_PS));
@@ -133,16 +133,16 @@ TEST(Fp8Adapter, NonBlockingTransportHonoursTheDelayAndAnswersAtTheLastEdge) {
   };
   sc_core::sc_start();
   ASSERT_EQ(bench.responses.size(), 1u);
-  EXPECT_EQ(bench.responses[0].second, 20500u + 20u * 1250u);
-  EXPECT_EQ(job.ext.outcome.cycles, 20u);
-  EXPECT_EQ(job.ext.outcome.busy_ps, 25000u);
+  EXPECT_EQ(bench.responses[0].second, 20500u + 21u * 1250u);
+  EXPECT_EQ(job.ext.outcome.cycles, 21u);
+  EXPECT_EQ(job.ext.outcome.busy_ps, 26250u);
   EXPECT_EQ(job.result, job.expected);
 }
 
 TEST(Fp8Adapter, JobsQueueInArrivalOrderBackToBack) {
   Bench bench(kClockPs, false);
-  Job first = add_e4m3(8);                                                          // 2 + 4 cycles
-  Job second(true, fmt::Op::add, fmt::Format::fp8_e5m2, fmt::Format::fp16, ramp(9, 0, 29));  // 3 + 4
+  Job first = add_e4m3(8);                                                          // 2 + 5 cycles
+  Job second(true, fmt::Op::add, fmt::Format::fp8_e5m2, fmt::Format::fp16, ramp(9, 0, 29));  // 3 + 5
   bench.body = [&] {
     if (sc_core::sc_time_stamp() == sc_core::SC_ZERO_TIME) {
       sc_core::next_trigger(sc_time(10000, SC_PS));
@@ -154,10 +154,10 @@ TEST(Fp8Adapter, JobsQueueInArrivalOrderBackToBack) {
   sc_core::sc_start();
   ASSERT_EQ(bench.responses.size(), 2u);
   EXPECT_EQ(bench.responses[0].first, &first.trans);
-  EXPECT_EQ(bench.responses[0].second, 16000u);
+  EXPECT_EQ(bench.responses[0].second, 17000u);
   EXPECT_EQ(bench.responses[1].first, &second.trans);
-  EXPECT_EQ(bench.responses[1].second, 16000u + 7000u) << "the second starts at the first's last edge";
-  EXPECT_EQ(second.ext.outcome.cycles, 7u);
+  EXPECT_EQ(bench.responses[1].second, 17000u + 8000u) << "the second starts at the first's last edge";
+  EXPECT_EQ(second.ext.outcome.cycles, 8u);
   EXPECT_EQ(first.result, first.expected);
   EXPECT_EQ(second.result, second.expected);
 }
@@ -181,7 +181,7 @@ TEST(Fp8Adapter, Fp4ElementsArePackedAndUnpackedAsMemoryHoldsThem) {
   EXPECT_EQ(narrow.result, narrow.expected);
   EXPECT_EQ(widen.result, widen.expected);
   EXPECT_EQ(mul.result, mul.expected);
-  EXPECT_EQ(mul.ext.outcome.cycles, 4u + 4u) << "14 elements: 4 beats";
+  EXPECT_EQ(mul.ext.outcome.cycles, 4u + 5u) << "14 elements: 4 beats";
 }
 
 TEST(Fp8Adapter, AJobTheCodecWouldRefuseCompletesAtOnceAndWritesNothing) {

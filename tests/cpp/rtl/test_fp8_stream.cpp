@@ -1,4 +1,4 @@
-// The fp8 unit's stream interface (hdl/fp8_unit.sv): four cycles of latency at one beat a clock,
+// The fp8 unit's stream interface (hdl/fp8_unit.sv): five cycles of latency at one beat a clock,
 // a stalled sink or a gappy source changing no result, each beat with its own operation, `last`
 // passed through, out-of-range codes flagged, results held while the sink stalls, and reset
 // emptying the pipeline.
@@ -42,14 +42,14 @@ Beat beat(std::uint32_t op, std::uint32_t fmt, std::uint32_t dst, std::uint32_t 
   return x;
 }
 
-TEST(Fp8UnitStream, AResultComesFourCyclesAfterItsOperandsAtOneBeatAClock) {
+TEST(Fp8UnitStream, AResultComesFiveCyclesAfterItsOperandsAtOneBeatAClock) {
   // Reset holds the first two rising edges; beat i is taken at edge 3 + i and its result,
-  // valid after edge 6 + i, is taken at edge 7 + i.
+  // valid after edge 7 + i, is taken at edge 8 + i.
   StreamResult r;
   EXPECT_BIT_EXACT(mixed_cases(1, 8), 100, 100, 1, &r);
   ASSERT_FALSE(r.cycles.empty());
-  for (std::size_t i = 0; i < r.cycles.size(); ++i) EXPECT_EQ(r.cycles[i], 7 + i) << "beat " << i;
-  EXPECT_EQ(r.total_cycles, 6 + r.cycles.size());
+  for (std::size_t i = 0; i < r.cycles.size(); ++i) EXPECT_EQ(r.cycles[i], 8 + i) << "beat " << i;
+  EXPECT_EQ(r.total_cycles, 7 + r.cycles.size());
 }
 
 TEST(Fp8UnitStream, AStallingSinkAndAGappySourceChangeNoResult) {
@@ -120,8 +120,8 @@ TEST(Fp8UnitStream, AStalledResultHoldsItsValueUntilTaken) {
 }
 
 TEST(Fp8UnitStream, ResetEmptiesThePipeline) {
-  // Four beats go in with the sink stalled, a reset cycle comes, and with the sink then ready
-  // nothing comes out until a new beat, whose result follows four cycles after it went in.
+  // Five beats go in with the sink stalled, a reset cycle comes, and with the sink then ready
+  // nothing comes out until a new beat, whose result follows five cycles after it went in.
   enum { kFill, kReset, kWait, kNew, kDone } step = kFill;
   std::size_t in_count = 0;
   std::uint64_t new_in = 0, new_out = 0, out_after_reset = 0;
@@ -142,7 +142,7 @@ TEST(Fp8UnitStream, ResetEmptiesThePipeline) {
     switch (step) {
       case kFill:
         if (s->accepted()) ++in_count;
-        if (in_count == 4) {
+        if (in_count == 5) {
           step = kReset;
           in.rst = true;
           in.m_ready = false;
@@ -178,7 +178,7 @@ TEST(Fp8UnitStream, ResetEmptiesThePipeline) {
   });
   EXPECT_EQ(out_after_reset, 0u) << "beats from before the reset came out";
   ASSERT_NE(new_in, 0u);
-  EXPECT_EQ(new_out, new_in + 4);
+  EXPECT_EQ(new_out, new_in + 5);
   EXPECT_EQ(result, 0x44u) << "E4M3 1 + 2 = 3";
 }
 

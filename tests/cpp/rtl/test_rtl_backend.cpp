@@ -40,15 +40,15 @@ TEST(RtlBackend, StandaloneComputeRunsTheKernelUntilTheJobIsDone) {
   std::vector<std::uint8_t> out;
   const Fp8Outcome first = backend.compute(apply_job(fmt::Op::mul, fmt::Format::fp8_e5m2, a, b, out));
   EXPECT_EQ(first.status, fmt::Status::ok);
-  EXPECT_EQ(first.cycles, 25u + 4u);
-  EXPECT_EQ(first.busy_ps, 29000u);
+  EXPECT_EQ(first.cycles, 25u + 5u);
+  EXPECT_EQ(first.busy_ps, 30000u);
   EXPECT_EQ(out, codec_apply(fmt::Op::mul, fmt::Format::fp8_e5m2, a, b));
   // Reset (2 ns), then the job from its falling edge: the clock stops at the job's last edge.
-  EXPECT_EQ(sc_core::sc_time_stamp().value(), 2500u + 29000u - 500u);
+  EXPECT_EQ(sc_core::sc_time_stamp().value(), 2500u + 30000u - 500u);
   const std::uint64_t t = sc_core::sc_time_stamp().value();
   const Fp8Outcome second = backend.compute(apply_job(fmt::Op::max, fmt::Format::fp8_e4m3, b, a, out));
-  EXPECT_EQ(second.cycles, 29u);
-  EXPECT_EQ(sc_core::sc_time_stamp().value(), t + 29000u) << "an idle unit restarts its clock when kicked";
+  EXPECT_EQ(second.cycles, 30u);
+  EXPECT_EQ(sc_core::sc_time_stamp().value(), t + 30000u) << "an idle unit restarts its clock when kicked";
   EXPECT_EQ(out, codec_apply(fmt::Op::max, fmt::Format::fp8_e4m3, b, a));
 }
 
@@ -69,8 +69,8 @@ TEST_F(RtlPolicy, TheWorkedExampleGivesTheCodecsBytesAndTheUnitsCycles) {
     policy_entry(*engine, IONIC_V1_OP_RDMA_WRITE, op, 3, op == 0 ? p4::UpdateType::kInsert : p4::UpdateType::kModify);
     Decision d = post(reduce_wr(256));
     ASSERT_EQ(d.action, Action::kDone) << d.message;
-    EXPECT_EQ(d.fp8_cycles, 64u + 4u);
-    EXPECT_EQ(d.fp8_busy_ps, 68000u);
+    EXPECT_EQ(d.fp8_cycles, 64u + 5u);
+    EXPECT_EQ(d.fp8_busy_ps, 69000u);
     EXPECT_EQ(peek(*mem, kDstAddr, 256), codec_apply(static_cast<fmt::Op>(op), fmt::Format::fp8_e4m3, a, b)) << "op " << op;
   }
 }
@@ -85,7 +85,7 @@ TEST_F(RtlPolicy, AnInPlaceConversionThroughTheRtlIsExact) {
   ASSERT_EQ(fmt::convert(fmt::Format::fp8_e5m2, fmt::Format::fp16, in.data(), 256, expect.data(), 512), fmt::Status::ok);
   Decision d = post(write_wr(kA, kAAddr, {{kAAddr, 256, kA}}, 18));
   ASSERT_EQ(d.action, Action::kDone) << d.message;
-  EXPECT_EQ(d.fp8_cycles, 64u + 4u);
+  EXPECT_EQ(d.fp8_cycles, 64u + 5u);
   EXPECT_EQ(peek(*mem, kAAddr, 512), expect);
 }
 
@@ -118,8 +118,8 @@ TEST(RtlBackend, FromAThreadTheCallerWaitsTheJobsSimulatedTime) {
     after = sc_core::sc_time_stamp().value();
   };
   sc_core::sc_start();
-  EXPECT_EQ(o.cycles, 4u + 4u);
-  EXPECT_EQ(after - before, 4000u);
+  EXPECT_EQ(o.cycles, 4u + 5u);
+  EXPECT_EQ(after - before, 4500u);
   EXPECT_EQ(out, codec_apply(fmt::Op::sub, fmt::Format::fp8_e4m3, a, b));
 }
 

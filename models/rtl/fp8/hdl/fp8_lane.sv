@@ -1,4 +1,5 @@
-// fp8_lane: one element's datapath, four pipeline stages with a register after each:
+// fp8_lane: one element's datapath behind the unit's input register, four pipeline stages with
+// a register after each:
 // prepare (unpack, special cases, operand swap), compute (aligned add or multiply), normalize
 // (leading-zero count and shift), round_pack (round to nearest even, pack, overflow). The
 // registers load when `advance` is high; the unit's control decides when (fp8_unit).

@@ -1,6 +1,7 @@
 // fp8_unit: the ionic target's fp8 arithmetic unit (the P4 extern fp8_unit's apply and cvt)
 // as a pipelined stream processor: LANES elements a beat, one beat a clock, LATENCY clocks from
-// input to output.
+// input to output: an input register (a beat goes straight into flops, so the unit's timing
+// does not depend on the source's logic), then each lane's four stages (fp8_lane).
 //
 // Streams (AXI4-Stream handshake: a beat moves on a rising edge where valid and ready are both
 // high; valid, once high, holds with its beat until it moves):
@@ -40,10 +41,13 @@ module fp8_unit
   output logic                    m_last,
   output logic                    m_bad
 );
-  localparam int unsigned LATENCY = 4;
+  localparam int unsigned LATENCY = 5;
 
   logic               advance;
   logic [LATENCY-1:0] valid_q, last_q, bad_q;
+  // The input register: the beat's sideband, shared by the lanes, and its operands.
+  logic [2:0]              op_q, fmt_q, dst_fmt_q;
+  logic [LANES*ELEM_W-1:0] a_q, b_q;
 
   assign advance = !(valid_q[LATENCY-1] && !m_ready);
   assign s_ready = advance;
@@ -63,10 +67,21 @@ module fp8_unit
     end
   end
 
+  // Data registers need no reset: the valid bits say which hold a beat.
+  always_ff @(posedge clk) begin
+    if (advance) begin
+      op_q      <= s_op;
+      fmt_q     <= s_fmt;
+      dst_fmt_q <= s_dst_fmt;
+      a_q       <= s_a;
+      b_q       <= s_b;
+    end
+  end
+
   for (genvar i = 0; i < LANES; i++) begin : g_lane
     fp8_lane lane (
-      .clk(clk), .advance(advance), .op(s_op), .fmt(s_fmt), .dst_fmt(s_dst_fmt),
-      .a(s_a[i*ELEM_W +: ELEM_W]), .b(s_b[i*ELEM_W +: ELEM_W]),
+      .clk(clk), .advance(advance), .op(op_q), .fmt(fmt_q), .dst_fmt(dst_fmt_q),
+      .a(a_q[i*ELEM_W +: ELEM_W]), .b(b_q[i*ELEM_W +: ELEM_W]),
       .result(m_data[i*ELEM_W +: ELEM_W])
     );
   end
