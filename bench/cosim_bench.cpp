@@ -8,10 +8,12 @@
 // per wall second; for the RTL also the cycles a job takes (ceil(N / 4) + 5) and how many
 // simulated seconds pass per wall second at the clock of P ps (default rtl.fp8.clock_ps's
 // 1000). Operands are seeded: random codes of the 8- and 16-bit formats, and fp32 values with
-// a random sign and mantissa and a magnitude between 2^-10 and 2^10. Wall-clock time is read in
-// benchmarks only.
+// a random sign and mantissa and a magnitude between 2^-10 and 2^10. On a machine shared with
+// other work the process's CPU time is printed too: elements per CPU second move less with the
+// load than elements per wall second. Wall-clock time is read in benchmarks only.
 #include <chrono>
 #include <cstdint>
+#include <ctime>
 #include <cstdio>
 #include <cstdlib>
 #include <random>
@@ -91,6 +93,7 @@ std::vector<std::uint8_t> operand(fmt::Format f, std::size_t elements, std::mt19
 
 struct Figure {
   double elements_per_s = 0;
+  double elements_per_cpu_s = 0;
   Fp8Outcome last;
   double wall_per_job = 0;
 };
@@ -99,6 +102,7 @@ Figure measure(Fp8Backend& backend, const Fp8Job& job, std::size_t elements, dou
   Figure f;
   std::size_t jobs = 0;
   const auto start = Clock::now();
+  const std::clock_t cpu_start = std::clock();
   double elapsed = 0;
   do {
     f.last = backend.compute(job);
@@ -111,6 +115,8 @@ Figure measure(Fp8Backend& backend, const Fp8Job& job, std::size_t elements, dou
     elapsed = std::chrono::duration<double>(Clock::now() - start).count();
   } while (elapsed < seconds);
   f.elements_per_s = static_cast<double>(elements * jobs) / elapsed;
+  const double cpu = static_cast<double>(std::clock() - cpu_start) / CLOCKS_PER_SEC;
+  f.elements_per_cpu_s = static_cast<double>(elements * jobs) / (cpu > 0 ? cpu : elapsed);
   f.wall_per_job = elapsed / static_cast<double>(jobs);
   return f;
 }
@@ -134,10 +140,13 @@ int main(int argc, char** argv) {
       {"cvt fp8_e4m3 -> fp32", true, fmt::Op::add, fmt::Format::fp8_e4m3, fmt::Format::fp32},
       {"cvt fp16 -> fp4_e2m1", true, fmt::Op::add, fmt::Format::fp16, fmt::Format::fp4_e2m1},
   };
-  std::printf("fp8 unit: elements per wall second, jobs of %zu elements, %.2f s a cell\n", o.elements, o.seconds);
+  std::printf("fp8 unit: elements per second (wall and process CPU), jobs of %zu elements, %.2f s a cell\n", o.elements,
+              o.seconds);
   if (rtl) std::printf("RTL unit: verilated hdl/fp8_unit.sv, 4 lanes, clock %llu ps\n", static_cast<unsigned long long>(clock_ps));
-  std::printf("%-22s %14s %14s %10s %12s %16s\n", "operation", "C++ codec", "RTL unit", "codec/RTL", "RTL cycles",
-              "simulated/wall");
+  std::printf("%-22s %14s %14s %14s %14s %12s %15s\n", "", "C++ codec", "C++ codec", "RTL unit", "RTL unit", "RTL cycles",
+              "simulated s");
+  std::printf("%-22s %14s %14s %14s %14s %12s %15s\n", "operation", "per wall s", "per CPU s", "per wall s", "per CPU s",
+              "a job", "per wall s");
   std::mt19937_64 rng(2026);
   for (const Row& row : rows) {
     const std::vector<std::uint8_t> a = operand(row.src, o.elements, rng), b = operand(row.src, o.elements, rng);
@@ -148,7 +157,7 @@ int main(int argc, char** argv) {
                      result.data(), out_bytes};
     const Figure c = measure(*cpp, job, o.elements, o.seconds);
     check = result;
-    std::printf("%-22s %12.1f M/s", row.label, c.elements_per_s / 1e6);
+    std::printf("%-22s %12.1f M %12.1f M", row.label, c.elements_per_s / 1e6, c.elements_per_cpu_s / 1e6);
     if (!rtl) {
       std::printf(" %14s\n", "not built");
       continue;
@@ -159,7 +168,7 @@ int main(int argc, char** argv) {
       return 1;
     }
     const double simulated = static_cast<double>(r.last.busy_ps) * 1e-12;
-    std::printf(" %10.2f M/s %9.0fx %12llu %15.2e\n", r.elements_per_s / 1e6, c.elements_per_s / r.elements_per_s,
+    std::printf(" %12.2f M %12.2f M %12llu %15.2e\n", r.elements_per_s / 1e6, r.elements_per_cpu_s / 1e6,
                 static_cast<unsigned long long>(r.last.cycles), simulated / r.wall_per_job);
   }
   if (!rtl) std::printf("RTL unit: %s\n", rtl_missing.c_str());
