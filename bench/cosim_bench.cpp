@@ -20,7 +20,7 @@
 #include <string>
 #include <vector>
 
-#include "fp8_impl.h"
+#include "rtl/fp8_impl.h"
 
 namespace {
 

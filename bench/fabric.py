@@ -33,6 +33,11 @@ def python_round_trips(n, log_on):
 
 
 def main(argv):
+    if argv and argv[0] in ("-h", "--help"):
+        print(__doc__)
+        return
+    if argv and not argv[0].isdigit():
+        sys.exit(f"dpusim bench fabric: N must be a positive number of round trips, not {argv[0]!r}")
     n = int(argv[0]) if argv else 2_000_000
     sys.stdout.flush()
     out = subprocess.run([os.path.join(BUILD, "bench", "dpusim-bench-fabric"), str(n)], check=True,

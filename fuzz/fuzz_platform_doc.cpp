@@ -5,7 +5,7 @@
 #include <cstdlib>
 #include <string>
 
-#include "platform_doc.h"
+#include "platform/platform_doc.h"
 
 extern "C" int sc_main(int, char**) { return 0; }
 

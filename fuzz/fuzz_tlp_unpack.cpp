@@ -7,7 +7,7 @@
 #include <cstring>
 #include <string>
 
-#include "tlp.h"
+#include "tlm/tlp.h"
 
 extern "C" int sc_main(int, char**) { return 0; }
 

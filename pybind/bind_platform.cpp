@@ -1,10 +1,11 @@
 // `_dpusim.platform`: the platform and its run loop, for the Python runtime (dpusim.runtime).
 #include <pybind11/stl.h>
 
+#include <map>
 #include <memory>
 
 #include "module_registry.h"
-#include "platform.h"
+#include "platform/platform.h"
 
 namespace py = pybind11;
 using dpusim::platform::Platform;
@@ -19,18 +20,6 @@ struct PyNotification {
   py::bytes data;
   std::string text;
 };
-
-const char* kind_name(dpusim::pcie::Notification::Kind k) {
-  switch (k) {
-    case dpusim::pcie::Notification::Kind::Completion: return "completion";
-    case dpusim::pcie::Notification::Kind::Event: return "event";
-    case dpusim::pcie::Notification::Kind::Violation: return "violation";
-    case dpusim::pcie::Notification::Kind::Msi: return "msi";
-    case dpusim::pcie::Notification::Kind::MemoryWrite: return "memory_write";
-    case dpusim::pcie::Notification::Kind::Frame: return "frame";
-  }
-  return "?";
-}
 
 std::optional<tlp::Type> type_from_name(const std::string& name) {
   for (int i = 0; i <= static_cast<int>(tlp::Type::CplDLk); ++i) {
@@ -76,6 +65,46 @@ dpusim::pcie::TlpMatch match_from(const py::dict& d) {
   return m;
 }
 
+dpusim::pcie::TraceRule trace_rule_from(const py::dict& d) {
+  using dpusim::pcie::TraceKind;
+  dpusim::pcie::TraceRule r;
+  for (auto item : d) {
+    const std::string key = py::str(item.first);
+    py::handle v = item.second;
+    if (key == "event") r.event = v.cast<std::string>();
+    else if (key == "kind") {
+      const std::string k = v.cast<std::string>();
+      if (k == "instant") r.kind = TraceKind::Instant;
+      else if (k == "begin") r.kind = TraceKind::Begin;
+      else if (k == "end") r.kind = TraceKind::End;
+      else if (k == "state") r.kind = TraceKind::State;
+      else if (k == "span") r.kind = TraceKind::Span;
+      else if (k == "ignore") r.kind = TraceKind::Ignore;
+      else throw py::value_error("trace rule: kind '" + k + "' is not instant, begin, end, state, span or ignore");
+    } else if (key == "process") r.process = v.cast<std::string>();
+    else if (key == "thread") r.thread = v.cast<std::string>();
+    else if (key == "name") r.name = v.cast<std::string>();
+    else if (key == "key") r.key = v.cast<std::string>();
+    else if (key == "from") r.from = v.cast<std::string>();
+    else if (key == "to") r.to = v.cast<std::string>();
+    else if (key == "lanes") r.lanes = v.cast<bool>();
+    else if (key == "category") r.category = v.cast<std::string>();
+    else if (key == "when") {
+      const auto w = v.cast<std::map<std::string, std::string>>();
+      if (w.size() != 1) throw py::value_error("trace rule: `when` takes one {field: value}");
+      r.only_when(w.begin()->first, w.begin()->second);
+    } else {
+      throw py::value_error("trace rule: unknown field '" + key + "'");
+    }
+  }
+  try {
+    dpusim::pcie::TraceRules().add(r);  // checked here so that a bad rule is a ValueError
+  } catch (const std::invalid_argument& e) {
+    throw py::value_error(e.what());
+  }
+  return r;
+}
+
 tlp::Header header_from(const py::dict& d) {
   tlp::Header h;
   for (auto item : d) {
@@ -102,11 +131,16 @@ tlp::Header header_from(const py::dict& d) {
 DPUSIM_PYBIND(platform) {
   py::register_exception<dpusim::platform::DocError>(m, "DocError", PyExc_ValueError);
 
-  m.def("validate", [](const std::string& text) { dpusim::platform::parse_platform_doc(text); },
-        "Checks a platform document; raises DocError naming the bad field.");
+  m.def("validate",
+        [](const std::string& text, const std::vector<std::string>& search_dirs) {
+          dpusim::platform::parse_platform_doc(text, dpusim::platform::DocContext{search_dirs});
+        },
+        py::arg("doc"), py::arg("search_dirs") = std::vector<std::string>{},
+        "Checks a platform document; raises DocError naming the bad field. Relative file names in "
+        "device options resolve against search_dirs in turn.");
   m.def("timing_params", [] {
     std::vector<std::tuple<std::string, uint64_t, uint64_t, uint64_t, std::string>> out;
-    for (const auto& p : dpusim::pcie::TimingProfile::params()) out.emplace_back(p.name, p.default_value, p.min, p.max, p.unit);
+    for (const auto& p : dpusim::pcie::TimingProfile::sorted_params()) out.emplace_back(p.name, p.default_value, p.min, p.max, p.unit);
     return out;
   });
 
@@ -121,18 +155,21 @@ DPUSIM_PYBIND(platform) {
 
   py::class_<Platform>(m, "Platform")
       .def(py::init([](const std::string& doc, const std::string& log_path, const std::string& vcd_path,
-                       const std::string& pcap_dir) {
-             auto spec = dpusim::platform::parse_platform_doc(doc);
-             return std::make_unique<Platform>(spec, dpusim::platform::Outputs{log_path, vcd_path, pcap_dir});
+                       const std::string& pcap_dir, const std::vector<std::string>& search_dirs,
+                       const std::string& trace_path) {
+             auto spec = dpusim::platform::parse_platform_doc(doc, dpusim::platform::DocContext{search_dirs});
+             return std::make_unique<Platform>(spec,
+                                               dpusim::platform::Outputs{log_path, vcd_path, pcap_dir, trace_path});
            }),
-           py::arg("doc"), py::arg("event_log") = "", py::arg("vcd") = "", py::arg("pcap_dir") = "")
+           py::arg("doc"), py::arg("event_log") = "", py::arg("vcd") = "", py::arg("pcap_dir") = "",
+           py::arg("search_dirs") = std::vector<std::string>{}, py::arg("trace") = "")
       .def("advance", &Platform::advance, py::call_guard<py::gil_scoped_release>())
       .def("now", [](Platform&) { return Platform::now_ps(); })
       .def("pending_activity", &Platform::pending_activity)
       .def("take_notifications", [](Platform& p) {
         std::vector<PyNotification> out;
         for (auto& n : p.ctx().take_notifications())
-          out.push_back(PyNotification{kind_name(n.kind), n.token, n.time_ps, n.address, n.status,
+          out.push_back(PyNotification{n.kind, n.token, n.time_ps, n.address, n.status,
                                        py::bytes(reinterpret_cast<const char*>(n.data.data()), n.data.size()), n.text});
         return out;
       })
@@ -201,9 +238,11 @@ DPUSIM_PYBIND(platform) {
         p.ctx().event("platform", "timing_override").str("name", name).u64("value", value);
       })
       .def("get_timing", [](Platform& p, const std::string& name) {
-        const int i = dpusim::pcie::TimingProfile::find(name);
-        if (i < 0) throw py::value_error("unknown timing parameter '" + name + "'");
-        return p.ctx().timing.get(static_cast<dpusim::pcie::TimingId>(i));
+        try {
+          return p.ctx().timing.get(name);
+        } catch (const std::invalid_argument& e) {
+          throw py::value_error(e.what());
+        }
       })
       .def("expect_violation", [](Platform& p, const std::string& kind, uint64_t count) {
         p.ctx().checker.expect(kind, count);
@@ -224,6 +263,18 @@ DPUSIM_PYBIND(platform) {
         auto e = p.ctx().event(path, name);
         for (const auto& [k, v] : fields) e.json(k, v);
       })
+      .def("tracing", [](Platform& p) { return p.ctx().log.has_sinks(); })
+      .def("trace_task", [](Platform& p, const std::string& name, uint64_t task, const std::string& task_name,
+                            const std::string& field, const std::string& value) {
+        // The Python runtime's tasks (dpusim.trace): one sink-only event per spawn, wait and end,
+        // on the path "host.tasks", without a JSON round trip per await.
+        auto e = p.ctx().sink_event("host.tasks", name);
+        e.u64("task", task).str("name", task_name);
+        if (!field.empty()) e.str(field, value);
+      })
+      .def("add_trace_rule", [](Platform& p, const py::dict& d) { p.ctx().trace_rules.add(trace_rule_from(d)); },
+           "Adds a trace rule (tlm/trace_rules.h) from a dict: event, kind (instant, begin, end, state, span, "
+           "ignore), process, thread, name, key, from, to, when ({field: value}), lanes, category.")
       .def("systemc_report", [](Platform&, const std::string& severity, const std::string& msg) {
         // Fault injection: a SystemC report as a model would raise it.
         if (severity == "info") SC_REPORT_INFO("dpusim/injected", msg.c_str());

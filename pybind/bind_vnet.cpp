@@ -5,8 +5,8 @@
 #include <pybind11/stl.h>
 
 #include "module_registry.h"
-#include "platform.h"
-#include "vnet_family.h"
+#include "platform/platform.h"
+#include "vnet/vnet_family.h"
 
 namespace py = pybind11;
 using dpusim::platform::Platform;

@@ -13,7 +13,7 @@ hotplug command" before the link poll, so the slot comes up a second late. DSP 1
 Linux does not poll while the interrupt is enabled, so the plug stays unseen until the scenario
 turns on the host's (non-Linux) Slot Status poll, which finds the event bits and brings the slot
 up, each Command Completed seen by the next poll."""
-from dpusim.drivers.pci import enumerate as pci_enumerate
+from dpusim.drivers.pci import pci_host_probe
 from dpusim.drivers.pciehp import STATE_NAMES, pciehp_probe_all
 from dpusim.units import ms, s
 
@@ -28,7 +28,7 @@ PLATFORM = {
 
 
 async def scenario(sim):
-    pci = await pci_enumerate(sim)
+    pci = await pci_host_probe(sim)
     slots = await pciehp_probe_all(sim, pci)
     bound0, bound1 = slots[0].wait_bound(), slots[1].wait_bound()
     succeeded = sim.wait_event("log", path="vnet.main", msg="DSP[0] MSI retry succeeded")

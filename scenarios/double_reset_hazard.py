@@ -15,7 +15,7 @@ The host reads 0x40 for ever. The liveness invariant "reset_hold_never_released"
 hazard at the instant the only cleanup is skipped; the scenario declares that violation
 expected, so the run passes while the log shows it. Linux never writes 0 twice like this; a
 fuzzing host does, and this is the kind of bug the simulator exists to find."""
-from dpusim.drivers.pci import enumerate as pci_enumerate
+from dpusim.drivers.pci import pci_host_probe
 from dpusim.drivers.virtio_net import VirtioNet, virtio_net_devices
 from dpusim.drivers.virtio_regs import VIRTIO_PCI_COMMON_STATUS
 from dpusim.units import ms
@@ -29,7 +29,7 @@ WATCH_MS = 1000
 
 async def scenario(sim):
     sim.expect_violation("reset_hold_never_released", 1)
-    pci = await pci_enumerate(sim)
+    pci = await pci_host_probe(sim)
     dev0, dev1 = virtio_net_devices(pci)
     ep0 = await VirtioNet(sim, pci, dev0).probe()
     worker_asleep = sim.wait_event("log", path="vnet.worker",

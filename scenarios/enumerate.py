@@ -1,7 +1,7 @@
 """Boot-time PCI enumeration of a switch with four test endpoints, as Linux does it: bus
 numbers, BAR sizing and assignment, bridge windows (hot-plug reservations included),
 capability walk, enabling, MSI for the switch ports. Prints the tree, lspci-style."""
-from dpusim.drivers.pci import enumerate as pci_enumerate
+from dpusim.drivers.pci import pci_host_probe
 
 PLATFORM = {"topology": {"endpoints": 4}}
 
@@ -28,7 +28,7 @@ def describe(dev, depth=0):
 
 
 async def scenario(sim):
-    pci = await pci_enumerate(sim)
+    pci = await pci_host_probe(sim)
     for dev in pci.root:
         print("\n".join(describe(dev)))
     print(f"enumerated {sum(1 for _ in pci.devices())} functions at {sim.now} ps")

@@ -8,7 +8,7 @@ entitled to the consequences (UR, completion timeouts of requests in flight on a
 down, refused DMA), which are declared expected; anything else the invariant checker reports
 fails the run, and the simulator must neither crash nor hang."""
 from dpusim.bdf import bdf
-from dpusim.drivers.pci import enumerate as pci_enumerate
+from dpusim.drivers.pci import pci_host_probe
 
 PLATFORM = {"topology": {"endpoints": 4}}
 OPERATIONS = 200
@@ -53,7 +53,7 @@ async def one_operation(sim, rng, functions, bars):
 
 
 async def scenario(sim, operations=OPERATIONS):
-    pci = await pci_enumerate(sim)
+    pci = await pci_host_probe(sim)
     rng = sim.rng
     functions = [d.rid for d in pci.devices()] + [bdf("02:01.0"), bdf("01:1f.0"), bdf("07:00.0"), bdf("00:00.1")]
     bars = [(b.base, b.size) for d in pci.devices() for b in d.bars]

@@ -10,7 +10,7 @@ DMA outside host memory the driver asked for. The driver then resets the device 
 round."""
 import struct
 
-from dpusim.drivers.pci import enumerate as pci_enumerate
+from dpusim.drivers.pci import pci_host_probe
 from dpusim.drivers.virtio_net import VirtioNet, virtio_net_devices
 from dpusim.drivers.virtio_regs import VIRTIO_CONFIG_S_NEEDS_RESET
 from dpusim.units import ms
@@ -55,7 +55,7 @@ async def one_round(sim, pci, dev, rng, buffers):
 
 
 async def scenario(sim, rounds=ROUNDS):
-    pci = await pci_enumerate(sim)
+    pci = await pci_host_probe(sim)
     (dev,) = virtio_net_devices(pci)
     sim.expect_violation("dma_outside_memory", 0)  # the driver pointed descriptors there
     rng = sim.rng

@@ -12,7 +12,7 @@ attention button alone: Linux waits its 5 s, the driver resets the device (the a
 the engine until Power OFF), pciehp powers the slot off and sleeps 1 s; the application destroys
 the endpoint on its worker. A second `plug 0` finds the slot ready again and the old VirtIO image
 (status 0, the earlier BAR)."""
-from dpusim.drivers.pci import enumerate as pci_enumerate
+from dpusim.drivers.pci import pci_host_probe
 from dpusim.drivers.pciehp import pciehp_probe_all
 from dpusim.drivers.virtio_net import ethernet_frame
 from dpusim.units import s
@@ -44,7 +44,7 @@ async def plug_and_probe(sim, slot):
 
 
 async def scenario(sim):
-    pci = await pci_enumerate(sim)
+    pci = await pci_host_probe(sim)
     (slot,) = await pciehp_probe_all(sim, pci)
     first, net = await plug_and_probe(sim, slot)
     n1 = await traffic(sim, net, 1)

@@ -7,7 +7,7 @@ the status the driver set (0x0F -> 0x4F), raises the configuration-change interr
 config_msix_vector, and stops using its queues, which it keeps doing until the driver resets:
 nothing crashes or hangs, and later kicks are ignored. The driver sees the config interrupt,
 reads 0x4F, resets and probes again, and traffic passes."""
-from dpusim.drivers.pci import enumerate as pci_enumerate
+from dpusim.drivers.pci import pci_host_probe
 from dpusim.drivers.virtio_net import VirtioNet, ethernet_frame, virtio_net_devices
 from dpusim.drivers.virtio_regs import VIRTIO_CONFIG_S_NEEDS_RESET
 from dpusim.units import ms, us
@@ -63,7 +63,7 @@ async def break_ring(sim, net, kind):
 
 
 async def scenario(sim):
-    pci = await pci_enumerate(sim)
+    pci = await pci_host_probe(sim)
     (dev,) = virtio_net_devices(pci)
     net = await bring_up(sim, pci, dev)
     status, msi = await break_ring(sim, net, "zero_length")

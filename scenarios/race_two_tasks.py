@@ -5,7 +5,7 @@ task's write lands last. Then the race is placed the other way by fault injectio
 task's write is delayed on the host link by 1 us, so the first task's value lands last. The run
 asserts both outcomes; nothing here depends on a tuned sleep."""
 from dpusim.bdf import bdf
-from dpusim.drivers.pci import enumerate as pci_enumerate
+from dpusim.drivers.pci import pci_host_probe
 from dpusim.units import us
 
 PLATFORM = {"topology": {"endpoints": 1}}
@@ -20,7 +20,7 @@ async def race(sim, ep, first, second):
 
 
 async def scenario(sim):
-    await pci_enumerate(sim)
+    await pci_host_probe(sim)
     ep = bdf("02:00.0")
     in_order = await race(sim, ep, 0x11, 0x22)
     assert in_order == 0x22, f"in spawn order the second write lands last, read {in_order:#x}"

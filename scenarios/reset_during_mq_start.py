@@ -9,7 +9,7 @@ thread sees the flag before queue pair 2 and logs the cancel; the cleanup, which
 tears the controller down; the next status poll releases the hold and reads 0; the driver
 probes again, and this time all four queue pairs come up and pass traffic. Nothing of the old
 generation runs after the reset: queued items of it are skipped as stale."""
-from dpusim.drivers.pci import enumerate as pci_enumerate
+from dpusim.drivers.pci import pci_host_probe
 from dpusim.drivers.virtio_net import VirtioNet, ethernet_frame, virtio_net_devices
 from dpusim.units import s
 
@@ -31,7 +31,7 @@ async def loop_frames(net):
 
 
 async def scenario(sim):
-    pci = await pci_enumerate(sim)
+    pci = await pci_host_probe(sim)
     (dev,) = virtio_net_devices(pci)
     # The race, placed on the model's own event rather than a tuned sleep.
     qp1_started = sim.wait_event("vq_state", path="ep0", vq=3, state="STARTED")

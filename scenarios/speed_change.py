@@ -6,7 +6,7 @@ vector raised; 50 ms later the new speed, config_generation + 1, LINK_UP set, th
 again. The driver's config work sees the carrier go off, then on, and reads the new speed and
 duplex on the way up. A second `speed 0 25000` is skipped as unchanged; `speed 1 100` names an
 endpoint that does not exist and is refused by the main thread."""
-from dpusim.drivers.pci import enumerate as pci_enumerate
+from dpusim.drivers.pci import pci_host_probe
 from dpusim.drivers.virtio_net import probe_all
 from dpusim.units import s
 
@@ -18,7 +18,7 @@ PLATFORM = {
 
 
 async def scenario(sim):
-    pci = await pci_enumerate(sim)
+    pci = await pci_host_probe(sim)
     (net,) = await probe_all(sim, pci)
     await net.open()
     before = await net.cread(0x0C, 4)  # what ethtool showed at probe: the -s option's speed

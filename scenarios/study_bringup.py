@@ -16,7 +16,7 @@ prints the table."""
 import json
 import os
 
-from dpusim.drivers.pci import enumerate as pci_enumerate
+from dpusim.drivers.pci import pci_host_probe
 from dpusim.drivers.virtio_net import ethernet_frame, probe_all
 from dpusim.units import s
 
@@ -40,7 +40,7 @@ async def first_frame(sim, net):
 
 
 async def scenario(sim):
-    pci = await pci_enumerate(sim)
+    pci = await pci_host_probe(sim)
     nets = await probe_all(sim, pci)
     for net in nets:
         await net.open()

@@ -16,7 +16,7 @@ prints the table."""
 import json
 import os
 
-from dpusim.drivers.pci import enumerate as pci_enumerate
+from dpusim.drivers.pci import pci_host_probe
 from dpusim.drivers.pciehp import pciehp_probe_all
 from dpusim.drivers.virtio_net import ethernet_frame
 from dpusim.units import s
@@ -42,7 +42,7 @@ VARIANTS = {"half": platform({k: v // 2 for k, v in HOST_DELAYS.items()})}
 
 
 async def scenario(sim):
-    pci = await pci_enumerate(sim)
+    pci = await pci_host_probe(sim)
     (slot,) = await pciehp_probe_all(sim, pci)
     bound = slot.wait_bound()
     assert (await sim.command("plug 0")).ok

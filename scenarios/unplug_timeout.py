@@ -10,7 +10,7 @@ Changed without an MSI, and destroys the endpoint on its worker. The host's driv
 to a function that now answers config reads with Unsupported Request (all-ones): the stuck host
 the application's comment describes. Nothing runs during the 30 s, so the run takes well under
 a second of wall time."""
-from dpusim.drivers.pci import enumerate as pci_enumerate
+from dpusim.drivers.pci import pci_host_probe
 from dpusim.drivers.pciehp import pciehp_probe_all
 from dpusim.units import s
 
@@ -22,7 +22,7 @@ PLATFORM = {
 
 
 async def scenario(sim):
-    pci = await pci_enumerate(sim)
+    pci = await pci_host_probe(sim)
     (slot,) = await pciehp_probe_all(sim, pci, ignore_unplug=True)
     bound = slot.wait_bound()
     plug = await sim.command("plug 0")

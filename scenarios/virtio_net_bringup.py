@@ -10,7 +10,7 @@ sleeps 400 ms before each controller's first control request, and then starts th
 queue pairs in background threads, two at a time. Once up, each interface sends frames on each
 of its four transmit queues through a loopback plug on its wire and receives them back, every
 frame checked byte for byte. One pcap per wire shows the traffic."""
-from dpusim.drivers.pci import enumerate as pci_enumerate
+from dpusim.drivers.pci import pci_host_probe
 from dpusim.drivers.virtio_net import ethernet_frame, probe_all
 from dpusim.units import s
 
@@ -43,7 +43,7 @@ async def traffic(sim, net):
 
 
 async def scenario(sim):
-    pci = await pci_enumerate(sim)
+    pci = await pci_host_probe(sim)
     nets = await probe_all(sim, pci)
     for net in nets:
         await net.open()

@@ -1,4 +1,4 @@
-#include "activity.h"
+#include "tlm/activity.h"
 
 namespace dpusim::pcie {
 

@@ -15,7 +15,7 @@
 #include <string>
 #include <vector>
 
-#include "timed_queue.h"
+#include "tlm/timed_queue.h"
 
 namespace dpusim::pcie {
 

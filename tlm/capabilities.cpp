@@ -1,6 +1,6 @@
-#include "capabilities.h"
+#include "tlm/capabilities.h"
 
-#include "pci_regs.h"
+#include "tlm/pci_regs.h"
 
 namespace dpusim::pcie {
 

@@ -7,7 +7,7 @@
 #include <cstdint>
 #include <vector>
 
-#include "config_space.h"
+#include "tlm/config_space.h"
 
 namespace dpusim::pcie {
 

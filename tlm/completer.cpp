@@ -1,27 +1,25 @@
-#include "completer.h"
+#include "tlm/completer.h"
 
 #include <algorithm>
 #include <cstring>
 
 namespace dpusim::pcie {
 
-namespace {
-unsigned first_enabled(uint8_t be) { return be & 0xf ? unsigned(__builtin_ctz(be & 0xf)) : 0; }
-unsigned last_enabled(uint8_t be) { return be & 0xf ? 31u - unsigned(__builtin_clz(be & 0xf)) : 0; }
-}  // namespace
+using tlp::first_enabled_byte;
+using tlp::last_enabled_byte;
 
 uint32_t request_byte_count(const tlp::Header& req) {
   if (req.length_dw == 1) {
     if ((req.first_be & 0xf) == 0) return 1;
-    return last_enabled(req.first_be) - first_enabled(req.first_be) + 1;
+    return last_enabled_byte(req.first_be) - first_enabled_byte(req.first_be) + 1;
   }
   const uint32_t span = uint32_t(req.length_dw) * 4;
-  const unsigned lead = first_enabled(req.first_be);
-  const unsigned trail = (req.last_be & 0xf) ? 3 - last_enabled(req.last_be) : 0;
+  const unsigned lead = first_enabled_byte(req.first_be);
+  const unsigned trail = (req.last_be & 0xf) ? 3 - last_enabled_byte(req.last_be) : 0;
   return span - lead - trail;
 }
 
-uint64_t request_first_byte(const tlp::Header& req) { return req.address + first_enabled(req.first_be); }
+uint64_t request_first_byte(const tlp::Header& req) { return req.address + first_enabled_byte(req.first_be); }
 
 Tlp* make_completion(TlpPool& pool, const tlp::Header& req, uint16_t completer_id, tlp::CplStatus status,
                      const uint8_t* bytes, size_t n, uint16_t byte_count, uint8_t lower_address) {

@@ -6,7 +6,7 @@
 #include <cstdint>
 #include <functional>
 
-#include "tlp_payload.h"
+#include "tlm/tlp_payload.h"
 
 namespace dpusim::pcie {
 

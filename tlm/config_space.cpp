@@ -1,9 +1,9 @@
-#include "config_space.h"
+#include "tlm/config_space.h"
 
 #include <algorithm>
 #include <cstdio>
 
-#include "pci_regs.h"
+#include "tlm/pci_regs.h"
 
 namespace dpusim::pcie {
 
@@ -64,11 +64,6 @@ uint32_t ConfigSpace::rw_mask(uint16_t off, unsigned width) const {
   uint32_t v = 0;
   for (unsigned i = 0; i < width; ++i) v |= uint32_t(wmask_[off + i]) << (8 * i);
   return v;
-}
-
-void ConfigSpace::set_rw_mask(uint16_t off, unsigned width, uint32_t mask) {
-  check_range(off, width, "set_rw_mask");
-  for (unsigned i = 0; i < width; ++i) wmask_[off + i] = uint8_t(mask >> (8 * i));
 }
 
 uint32_t ConfigSpace::read_dword(uint16_t off) const {

@@ -1,4 +1,4 @@
-#include "faults.h"
+#include "tlm/faults.h"
 
 #include <algorithm>
 

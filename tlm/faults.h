@@ -9,7 +9,7 @@
 #include <string>
 #include <vector>
 
-#include "tlp.h"
+#include "tlm/tlp.h"
 
 namespace dpusim::pcie {
 

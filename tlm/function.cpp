@@ -1,8 +1,8 @@
-#include "function.h"
+#include "tlm/function.h"
 
-#include "capabilities.h"
-#include "pci_regs.h"
-#include "requester.h"
+#include "tlm/capabilities.h"
+#include "tlm/pci_regs.h"
+#include "tlm/requester.h"
 
 namespace dpusim::pcie {
 

@@ -11,8 +11,8 @@
 #include <optional>
 #include <string>
 
-#include "config_space.h"
-#include "sim_context.h"
+#include "tlm/config_space.h"
+#include "tlm/sim_context.h"
 
 namespace dpusim::pcie {
 

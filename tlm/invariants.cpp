@@ -1,8 +1,8 @@
-#include "invariants.h"
+#include "tlm/invariants.h"
 
 #include <limits>
 
-#include "event_log.h"
+#include "tlm/event_log.h"
 
 namespace dpusim::pcie {
 

@@ -22,7 +22,7 @@
 #include <utility>
 #include <vector>
 
-#include "tlp.h"
+#include "tlm/tlp.h"
 
 namespace dpusim::pcie {
 

@@ -1,10 +1,11 @@
-#include "link.h"
+#include "tlm/timing.h"
+#include "tlm/link.h"
 
 namespace dpusim::pcie {
 
 using namespace sc_core;
 
-Link::Link(sc_module_name name, SimContext& ctx, TimingId gen, TimingId width, std::function<int()> bus)
+Link::Link(sc_module_name name, SimContext& ctx, const TimingParam& gen, const TimingParam& width, std::function<int()> bus)
     : sc_module(name),
       from_upper("from_upper"),
       from_lower("from_lower"),
@@ -127,7 +128,7 @@ void Link::carry(Direction& d, Tlp& t, sc_time& delay, bool duplicate) {
   const uint64_t bytes = h.header_bytes() + h.payload_bytes() + (h.td ? 4 : 0) + kTlpFramingBytes;
   const sc_time end = start + sc_time::from_value(serialisation_ps(bytes, gen(), width()));
   d.busy_until = end;
-  const sc_time arrive = end + ctx_.ps(TimingId::link_propagation_ps);
+  const sc_time arrive = end + ctx_.ps(pcie::timing::link_propagation_ps);
   if (d.from_requester >= 0 && tlp::is_non_posted(h.type) && !duplicate)
     ctx_.checker.request_sent(ctx_.now_ps(), unsigned(d.from_requester), h, ext(t).serial);
   ++*d.counter;

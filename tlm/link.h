@@ -16,9 +16,9 @@
 #include <functional>
 #include <string>
 
-#include "port.h"
-#include "sim_context.h"
-#include "timed_queue.h"
+#include "tlm/port.h"
+#include "tlm/sim_context.h"
+#include "tlm/timed_queue.h"
 
 namespace dpusim::pcie {
 
@@ -31,7 +31,7 @@ class Link : public sc_core::sc_module {
   // of the link (its downstream side's bus: 0 for the host link, a DSP's secondary bus) for the
   // Type 1 monitor. A terminal side is a requester (root complex, endpoint): its requests and
   // completions are tracked.
-  Link(sc_core::sc_module_name name, SimContext& ctx, TimingId gen, TimingId width,
+  Link(sc_core::sc_module_name name, SimContext& ctx, const TimingParam& gen, const TimingParam& width,
        std::function<int()> bus);
 
   // Binds the link between two ports. `upper_requester`/`lower_requester` are the checker's
@@ -66,7 +66,7 @@ class Link : public sc_core::sc_module {
 
   SimContext& ctx_;
   TimedQueue held_;  // TLPs a delay fault holds back before they enter the link
-  TimingId gen_, width_;
+  const TimingParam &gen_, &width_;
   std::function<int()> bus_;
   bool up_ = true;
   Direction down_{"down", sc_core::SC_ZERO_TIME, -1, -1, &trace_tlps_down};

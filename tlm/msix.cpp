@@ -1,8 +1,8 @@
-#include "msix.h"
+#include "tlm/msix.h"
 
 #include <cstring>
 
-#include "pci_regs.h"
+#include "tlm/pci_regs.h"
 
 namespace dpusim::pcie {
 

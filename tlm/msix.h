@@ -13,7 +13,7 @@
 #include <string>
 #include <vector>
 
-#include "config_space.h"
+#include "tlm/config_space.h"
 
 namespace dpusim::pcie {
 

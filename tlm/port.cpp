@@ -1,4 +1,4 @@
-#include "port.h"
+#include "tlm/port.h"
 
 namespace dpusim::pcie {
 

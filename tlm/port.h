@@ -16,7 +16,7 @@
 #include <functional>
 #include <utility>
 
-#include "tlp_payload.h"
+#include "tlm/tlp_payload.h"
 
 namespace dpusim::pcie {
 

@@ -1,4 +1,5 @@
-#include "requester.h"
+#include "tlm/timing.h"
+#include "tlm/requester.h"
 
 #include <algorithm>
 #include <cstring>
@@ -181,7 +182,7 @@ void Requester::issue(uint8_t tag) {
   Tlp* t = ctx_.pool.alloc(h, h.payload_bytes());
   if (!slot.part.payload.empty()) std::memcpy(data(*t), slot.part.payload.data(), slot.part.payload.size());
   const uint64_t now = ctx_.now_ps();
-  slot.deadline_ps = now + ctx_.timing.get(TimingId::cpl_timeout_ps);
+  slot.deadline_ps = now + ctx_.timing.get(pcie::timing::cpl_timeout_ps);
   deadlines_.emplace(slot.deadline_ps, tag);
   timeout_event_.notify(sc_time::from_value(slot.deadline_ps - now));
   ++outstanding_;
@@ -270,7 +271,7 @@ void Requester::on_timeout() {
     ctx_.event(name(), "cpl_timeout")
         .u64("tag", tag)
         .str("type", tlp::type_name(tags_[tag].part.hdr.type))
-        .u64("issued_ps", tags_[tag].deadline_ps - ctx_.timing.get(TimingId::cpl_timeout_ps));
+        .u64("issued_ps", tags_[tag].deadline_ps - ctx_.timing.get(pcie::timing::cpl_timeout_ps));
     if (checker_id >= 0) ctx_.checker.request_timed_out(now, unsigned(checker_id), tag);
     tags_[tag].deadline_ps = 0;
     finish_part(tag, Outcome::Timeout);

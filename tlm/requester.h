@@ -20,8 +20,8 @@
 #include <utility>
 #include <vector>
 
-#include "port.h"
-#include "sim_context.h"
+#include "tlm/port.h"
+#include "tlm/sim_context.h"
 
 namespace dpusim::pcie {
 

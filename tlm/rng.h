@@ -5,14 +5,14 @@
 #include <cstdint>
 #include <string_view>
 
+#include "tlm/fnv1a.h"
+
 namespace dpusim::pcie {
 
 class Rng {
  public:
   Rng(uint64_t platform_seed, std::string_view component) {
-    uint64_t h = 0xcbf29ce484222325ull;  // FNV-1a of the name
-    for (unsigned char c : component) h = (h ^ c) * 0x100000001b3ull;
-    state_ = platform_seed ^ (h * 0x9e3779b97f4a7c15ull);
+    state_ = platform_seed ^ (fnv1a(component) * 0x9e3779b97f4a7c15ull);
   }
   // SplitMix64 (Steele, Lea, Flood 2014): fast, full period, good enough for traffic/jitter.
   uint64_t next() {

@@ -1,16 +1,16 @@
-#include "sim_context.h"
+#include "tlm/sim_context.h"
 
 namespace dpusim::pcie {
 
 SimContext::SimContext(uint64_t seed) : checker(log), seed_(seed) {
   log.set_watch_callback([this](uint64_t id, const std::string& line) {
-    Notification n(Notification::Kind::Event);
+    Notification n(notification::kEvent);
     n.token = id;
     n.text = line;
     post(std::move(n));
   });
   checker.set_failure_callback([this](const std::string&, const std::string& message) {
-    Notification n(Notification::Kind::Violation);
+    Notification n(notification::kViolation);
     n.text = message;
     post(std::move(n));
   });

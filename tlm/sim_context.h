@@ -14,21 +14,30 @@
 #include <string>
 #include <vector>
 
-#include "event_log.h"
-#include "faults.h"
-#include "invariants.h"
-#include "rng.h"
-#include "timing.h"
-#include "tlp_payload.h"
+#include "tlm/event_log.h"
+#include "tlm/faults.h"
+#include "tlm/invariants.h"
+#include "tlm/rng.h"
+#include "tlm/timing.h"
+#include "tlm/tlp_payload.h"
+#include "tlm/trace_rules.h"
 
 namespace dpusim::pcie {
 
+// What a notification is about: a name the Python runtime dispatches on. The transaction
+// layer's own are below; each model that posts others declares its kind beside the model
+// (models/host: "msi", "memory_write"; models/net: "frame"), and the runtime registers a
+// handler for each.
+using NotificationKind = const char*;
+namespace notification {
+inline constexpr NotificationKind kCompletion = "completion";  // a request Python issued completed
+inline constexpr NotificationKind kEvent = "event";            // a watched event was logged
+inline constexpr NotificationKind kViolation = "violation";    // an invariant broke
+}  // namespace notification
+
 struct Notification {
-  // MemoryWrite: a device's DMA write landed in a watched range of host memory (token = watch
-  // id). Frame: a frame reached a Python-driven peer (token = wire index, data = the frame).
-  enum class Kind { Completion, Event, Violation, Msi, MemoryWrite, Frame };
-  explicit Notification(Kind k = Kind::Event) : kind(k) {}
-  Kind kind;
+  explicit Notification(NotificationKind k = notification::kEvent) : kind(k) {}
+  NotificationKind kind;
   uint64_t token = 0;   // request token or watcher id
   int status = 0;       // completion outcome (see Outcome)
   std::vector<uint8_t> data;
@@ -52,13 +61,18 @@ class SimContext {
   TlpPool pool;
   InvariantChecker checker;
   FaultInjector faults;
+  // How the event stream becomes the trace (trace_rules.h): each model adds its rules when
+  // built, whether or not this run writes a trace.
+  TraceRules trace_rules;
 
   void post(Notification n);
   std::vector<Notification> take_notifications();
   bool has_notifications() const { return !notes_.empty(); }
 
   Event event(std::string_view path, std::string_view name) { return log.event(now_ps(), path, name); }
-  sc_core::sc_time ps(TimingId id) const { return sc_core::sc_time::from_value(timing.get(id)); }
+  // An event for the trace alone (EventLog::sink_event): inactive unless a trace is written.
+  Event sink_event(std::string_view path, std::string_view name) { return log.sink_event(now_ps(), path, name); }
+  sc_core::sc_time ps(const TimingParam& p) const { return sc_core::sc_time::from_value(timing.get(p)); }
 
  private:
   uint64_t seed_;

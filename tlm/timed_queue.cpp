@@ -1,4 +1,4 @@
-#include "timed_queue.h"
+#include "tlm/timed_queue.h"
 
 namespace dpusim::pcie {
 

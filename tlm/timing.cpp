@@ -1,16 +1,35 @@
-#include "timing.h"
+#include "tlm/timing.h"
 
+#include <algorithm>
 #include <stdexcept>
+#include <string_view>
 
 namespace dpusim::pcie {
 
-const std::vector<TimingParamInfo>& TimingProfile::params() {
-  static const std::vector<TimingParamInfo> table = {
-#define DPUSIM_TIMING_INFO(id, name, def, lo, hi, unit) {name, def, lo, hi, unit},
-      DPUSIM_TIMING_PARAMS(DPUSIM_TIMING_INFO)
-#undef DPUSIM_TIMING_INFO
-  };
+namespace {
+std::vector<TimingParamInfo>& registry() {
+  static std::vector<TimingParamInfo> table;
   return table;
+}
+}  // namespace
+
+TimingParam::TimingParam(const TimingParamInfo& info) {
+  if (TimingProfile::find(info.name) >= 0)
+    throw std::logic_error(std::string("timing parameter '") + info.name + "' declared twice");
+  index_ = unsigned(registry().size());
+  registry().push_back(info);
+}
+
+const TimingParamInfo& TimingParam::info() const { return registry()[index_]; }
+
+const std::vector<TimingParamInfo>& TimingProfile::params() { return registry(); }
+
+std::vector<TimingParamInfo> TimingProfile::sorted_params() {
+  std::vector<TimingParamInfo> v = registry();
+  std::sort(v.begin(), v.end(), [](const TimingParamInfo& a, const TimingParamInfo& b) {
+    return std::string_view(a.name) < std::string_view(b.name);
+  });
+  return v;
 }
 
 TimingProfile::TimingProfile() {
@@ -24,6 +43,12 @@ int TimingProfile::find(const std::string& name) {
   return -1;
 }
 
+uint64_t TimingProfile::get(const std::string& name) const {
+  const int i = find(name);
+  if (i < 0) throw std::invalid_argument("unknown timing parameter '" + name + "'");
+  return values_[size_t(i)];
+}
+
 void TimingProfile::set(const std::string& name, uint64_t value) {
   const int i = find(name);
   if (i < 0) throw std::invalid_argument("unknown timing parameter '" + name + "'");
@@ -32,13 +57,25 @@ void TimingProfile::set(const std::string& name, uint64_t value) {
     throw std::invalid_argument("timing parameter '" + name + "' = " + std::to_string(value) +
                                 " outside " + std::to_string(p.min) + ".." + std::to_string(p.max) +
                                 " " + p.unit);
-  if ((name == "link.host.width" || name == "link.dsp.width") &&
-      !(value == 1 || value == 2 || value == 4 || value == 8 || value == 12 || value == 16 ||
-        value == 32))
-    throw std::invalid_argument("timing parameter '" + name + "' = " + std::to_string(value) +
-                                " is not a PCIe link width (1, 2, 4, 8, 12, 16, 32)");
+  if (p.accept && !p.accept(value))
+    throw std::invalid_argument("timing parameter '" + name + "' = " + std::to_string(value) + " is not " +
+                                p.accept_text);
   values_[size_t(i)] = value;
 }
+
+namespace {
+bool is_link_width(uint64_t v) { return v == 1 || v == 2 || v == 4 || v == 8 || v == 12 || v == 16 || v == 32; }
+constexpr const char* kLinkWidths = "a PCIe link width (1, 2, 4, 8, 12, 16, 32)";
+}  // namespace
+
+namespace timing {
+const TimingParam link_host_gen({"link.host.gen", 4, 1, 6, "PCIe generation"});
+const TimingParam link_host_width({"link.host.width", 16, 1, 32, "lanes", is_link_width, kLinkWidths});
+const TimingParam link_dsp_gen({"link.dsp.gen", 4, 1, 6, "PCIe generation"});
+const TimingParam link_dsp_width({"link.dsp.width", 16, 1, 32, "lanes", is_link_width, kLinkWidths});
+const TimingParam link_propagation_ps({"link.propagation_ps", 2000, 0, 1000000000, "ps"});
+const TimingParam cpl_timeout_ps({"cpl_timeout_ps", 50000000000ull, 1, 100000000000000ull, "ps"});
+}  // namespace timing
 
 LinkRate link_rate(unsigned gen) {
   switch (gen) {

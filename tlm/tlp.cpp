@@ -1,4 +1,4 @@
-#include "tlp.h"
+#include "tlm/tlp.h"
 
 #include <cstdio>
 
@@ -83,12 +83,6 @@ bool Header::four_dw() const {
   if (is_message(type)) return true;
   if (is_memory(type)) return (address >> 32) != 0;
   return false;
-}
-
-size_t Header::enabled_bytes() const {
-  auto bits = [](uint8_t be) { return size_t(__builtin_popcount(be & 0xf)); };
-  if (length_dw == 1) return bits(first_be);
-  return bits(first_be) + bits(last_be) + size_t(length_dw - 2) * 4;
 }
 
 size_t pack(const Header& h, std::array<uint8_t, kMaxHeaderBytes>& out, std::string* error) {

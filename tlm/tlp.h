@@ -45,6 +45,15 @@ struct Bdf {
 };
 std::string bdf_str(uint16_t id);
 
+// Byte enables (PCIe §2.2.5): bit i of a 4-bit First/Last DW BE enables byte i of its DW.
+// The DW mask of the enabled bytes (0x00ff00ff for 0b0101).
+constexpr uint32_t byte_enable_mask(uint8_t be) {
+  return (be & 1 ? 0xffu : 0) | (be & 2 ? 0xff00u : 0) | (be & 4 ? 0xff0000u : 0) | (be & 8 ? 0xff000000u : 0);
+}
+// The lowest and highest enabled byte of a DW (0 when none is).
+constexpr unsigned first_enabled_byte(uint8_t be) { return be & 0xf ? unsigned(__builtin_ctz(be & 0xf)) : 0; }
+constexpr unsigned last_enabled_byte(uint8_t be) { return be & 0xf ? 31u - unsigned(__builtin_clz(be & 0xf)) : 0; }
+
 struct Header {
   Type type = Type::MRd;
   uint8_t tc = 0;    // traffic class [2:0]
@@ -77,8 +86,6 @@ struct Header {
   size_t header_bytes() const { return four_dw() ? 16 : 12; }
   // Bytes of payload the TLP carries on the wire (0 for TLPs without data).
   size_t payload_bytes() const { return has_data(type) ? size_t(length_dw) * 4 : 0; }
-  // Bytes a memory request actually touches given its byte enables.
-  size_t enabled_bytes() const;
 };
 
 constexpr size_t kMaxHeaderBytes = 16;

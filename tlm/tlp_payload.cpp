@@ -1,4 +1,4 @@
-#include "tlp_payload.h"
+#include "tlm/tlp_payload.h"
 
 #include <cstring>
 #include <stdexcept>

@@ -12,7 +12,7 @@
 #include <memory>
 #include <vector>
 
-#include "tlp.h"
+#include "tlm/tlp.h"
 
 namespace dpusim::pcie {
 

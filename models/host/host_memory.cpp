@@ -1,4 +1,4 @@
-#include "host_memory.h"
+#include "host/host_memory.h"
 
 #include <algorithm>
 #include <cstring>

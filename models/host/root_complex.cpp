@@ -1,9 +1,10 @@
-#include "root_complex.h"
+#include "host/root_complex.h"
 
 #include <cstring>
 #include <stdexcept>
 
-#include "completer.h"
+#include "host/host_timing.h"
+#include "tlm/completer.h"
 
 namespace dpusim::host {
 
@@ -21,6 +22,8 @@ RootComplex::RootComplex(sc_module_name name, pcie::SimContext& ctx, const HostS
   requester.max_payload_size = [this] { return spec_.max_payload_size; };
   requester.tag_count = [] { return 256u; };
   port.set_receiver([this](Tlp& t) { on_receive(t); });
+  // MSIs are instants on the host's own track in the trace.
+  ctx.trace_rules.add(pcie::TraceRule::instant("msi", "host", "MSI", "MSI {requester} {data}"));
   SC_METHOD(run_submissions);
   sensitive << submitted_;
   dont_initialize();
@@ -176,7 +179,7 @@ void RootComplex::serve_write(Tlp& t) {
 void RootComplex::serve_read(Tlp& t) {
   const tlp::Header h = pcie::hdr(t);
   t.release();
-  later_.at(ctx_.ps(pcie::TimingId::host_mem_read_ps), [this, h] {
+  later_.at(ctx_.ps(host::timing::mem_read_ps), [this, h] {
     const uint64_t first = pcie::request_first_byte(h);
     const uint32_t count = pcie::request_byte_count(h);
     if (!memory.allocated(first, count)) {

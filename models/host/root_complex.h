@@ -18,13 +18,19 @@
 #include <string>
 #include <vector>
 
-#include "host_memory.h"
-#include "port.h"
-#include "requester.h"
-#include "sim_context.h"
-#include "timed_queue.h"
+#include "host/host_memory.h"
+#include "tlm/port.h"
+#include "tlm/requester.h"
+#include "tlm/sim_context.h"
+#include "tlm/timed_queue.h"
 
 namespace dpusim::host {
+
+// Notifications the host posts for the Python runtime (tlm/sim_context.h): an MSI reached the
+// MSI window (token = requester ID, address, status = data); a device's DMA write landed in a
+// watched range of host memory (token = watch id).
+inline constexpr pcie::NotificationKind kMsiNotification = "msi";
+inline constexpr pcie::NotificationKind kMemoryWriteNotification = "memory_write";
 
 struct HostSpec {
   unsigned max_payload_size = 256;       // bytes, for DMA read completions

@@ -5,7 +5,7 @@
 #include <cstdint>
 #include <string>
 
-#include "frame.h"
+#include "net/frame.h"
 
 namespace dpusim::net {
 

@@ -1,4 +1,4 @@
-#include "peers.h"
+#include "net/peers.h"
 
 namespace dpusim::net {
 
@@ -9,7 +9,7 @@ void LoopbackPeer::frame_arrived(Frame frame) {
 
 void PythonPeer::frame_arrived(Frame frame) {
   ctx_.checker.frame_received();
-  pcie::Notification n(pcie::Notification::Kind::Frame);
+  pcie::Notification n(kFrameNotification);
   n.token = wire->index();
   n.data = std::move(frame.bytes);
   n.address = frame.id;

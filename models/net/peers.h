@@ -7,9 +7,9 @@
 
 #include <string>
 
-#include "net_end.h"
-#include "sim_context.h"
-#include "wire.h"
+#include "net/net_end.h"
+#include "tlm/sim_context.h"
+#include "net/wire.h"
 
 namespace dpusim::net {
 
@@ -23,6 +23,10 @@ class LoopbackPeer : public NetEnd {
  private:
   pcie::SimContext& ctx_;
 };
+
+// The notification a Python-driven peer posts when a frame reaches it (token = wire index,
+// data = the frame).
+inline constexpr pcie::NotificationKind kFrameNotification = "frame";
 
 class PythonPeer : public NetEnd {
  public:

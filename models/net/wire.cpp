@@ -1,16 +1,18 @@
-#include "wire.h"
+#include "net/wire.h"
 
 #include <algorithm>
 #include <cstdio>
 #include <stdexcept>
+
+#include "net/net_timing.h"
+#include "tlm/fnv1a.h"
 
 namespace dpusim::net {
 
 using namespace sc_core;
 
 std::string frame_digest(const std::vector<uint8_t>& bytes) {
-  uint64_t h = 0xcbf29ce484222325ull;
-  for (uint8_t b : bytes) h = (h ^ b) * 0x100000001b3ull;
+  const uint64_t h = fnv1a(bytes.data(), bytes.size());
   char buf[20];
   std::snprintf(buf, sizeof buf, "%016llx", static_cast<unsigned long long>(h));
   return buf;
@@ -33,6 +35,9 @@ Wire::Wire(sc_module_name name, pcie::SimContext& ctx, unsigned index, NetEnd& a
   a_.wire = this;
   b_.wire = this;
   busy_until_[0] = busy_until_[1] = SC_ZERO_TIME;
+  // In the trace, a frame is a slice on its wire and direction from its first bit sent to its
+  // last bit received.
+  ctx.trace_rules.add(pcie::TraceRule::span("frame", "tx_ps", "rx_ps", "wires", "{path} {from}->{to}", "frame {frame}"));
 }
 
 uint64_t Wire::line_rate_mbps(const NetEnd& from) const {
@@ -49,7 +54,7 @@ uint64_t Wire::send(NetEnd& from, std::vector<uint8_t> bytes) {
   const sc_time start = std::max(now, busy_until_[dir]);
   const sc_time end = start + sc_time::from_value(frame_wire_ps(bytes.size(), line_rate_mbps(from)));
   busy_until_[dir] = end;
-  const sc_time arrive = end + ctx_.ps(pcie::TimingId::net_wire_propagation_ps);
+  const sc_time arrive = end + ctx_.ps(net::timing::wire_propagation_ps);
   Frame f{std::move(bytes), ctx_.pool.next_serial()};
   ctx_.event(name(), "frame")
       .str("from", from.end_name())

@@ -13,10 +13,10 @@
 #include <memory>
 #include <string>
 
-#include "net_end.h"
+#include "net/net_end.h"
 #include "dpusim/p4/pcap.h"
-#include "sim_context.h"
-#include "timed_queue.h"
+#include "tlm/sim_context.h"
+#include "tlm/timed_queue.h"
 
 namespace dpusim::net {
 

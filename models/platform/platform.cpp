@@ -1,9 +1,11 @@
-#include "platform.h"
+#include "platform/platform.h"
 
 #include <cstdio>
 #include <fstream>
 #include <sstream>
 #include <stdexcept>
+
+#include "tlm/timing.h"
 
 namespace dpusim::platform {
 
@@ -63,12 +65,16 @@ Platform::Platform(const PlatformSpec& spec, const Outputs& outputs) : spec_(spe
   } else {
     ctx.log.open_file(outputs.event_log);
   }
+  if (!outputs.trace.empty()) {
+    trace_ = std::make_unique<pcie::TraceWriter>(ctx.trace_rules);
+    ctx.log.add_sink(trace_.get());
+  }
   {
     std::string kinds;
     if (spec.family) {
       kinds = spec.family->describe();
     } else {
-      for (const auto& s : spec.slots) kinds += (kinds.empty() ? "" : ",") + (s ? s->kind : std::string("empty"));
+      for (const auto& s : spec.slots) kinds += (kinds.empty() ? "" : ",") + (s ? s->config->describe() : std::string("empty"));
     }
     const size_t slots = spec.family ? spec.family->endpoints() : spec.slots.size();
     ctx.event("platform", "platform_start").u64("seed", spec.seed).u64("slots", slots).str("endpoints", kinds);
@@ -77,22 +83,22 @@ Platform::Platform(const PlatformSpec& spec, const Outputs& outputs) : spec_(spe
   host_ = new host::RootComplex("host", ctx, spec.host);
   host_->requester.checker_id = int(ctx.checker.register_requester("host"));
   host_->on_msi = [this](const host::MsiEvent& ev) {
-    pcie::Notification n(pcie::Notification::Kind::Msi);
+    pcie::Notification n(host::kMsiNotification);
     n.token = ev.requester_id;
     n.address = ev.address;
     n.status = int(ev.data);
     ctx_->post(std::move(n));
   };
   host_->on_memory_write = [this](uint64_t id) {
-    pcie::Notification n(pcie::Notification::Kind::MemoryWrite);
+    pcie::Notification n(host::kMemoryWriteNotification);
     n.token = id;
     ctx_->post(std::move(n));
   };
-  auto* host_link = new pcie::Link("link_host", ctx, pcie::TimingId::link_host_gen, pcie::TimingId::link_host_width,
+  auto* host_link = new pcie::Link("link_host", ctx, pcie::timing::link_host_gen, pcie::timing::link_host_width,
                                    [] { return 0; });
   links_.push_back(host_link);
   if (spec.family) {
-    family_ = spec.family->build(FamilyBuild{ctx, spec_});
+    family_ = spec.family->build(FamilyBuild{ctx});
     host_link->connect(host_->port, family_->upstream_port(), host_->requester.checker_id, -1);
   } else {
     build_test_topology(*host_link);
@@ -108,8 +114,8 @@ void Platform::build_test_topology(pcie::Link& host_link) {
   for (size_t i = 0; i < spec_.slots.size(); ++i) {
     sspec.occupied.push_back(spec_.slots[i].has_value());
     // The bus number of the link below port i is that port's secondary bus, read live.
-    auto* link = new pcie::Link(("link_dsp" + std::to_string(i)).c_str(), ctx, pcie::TimingId::link_dsp_gen,
-                                pcie::TimingId::link_dsp_width, [this, i] {
+    auto* link = new pcie::Link(("link_dsp" + std::to_string(i)).c_str(), ctx, pcie::timing::link_dsp_gen,
+                                pcie::timing::link_dsp_width, [this, i] {
                                   return switch_ ? int(switch_->dsp(unsigned(i)).secondary()) : -1;
                                 });
     dsp_links.push_back(link);
@@ -118,15 +124,15 @@ void Platform::build_test_topology(pcie::Link& host_link) {
   switch_ = new sw::PcieSwitch("switch", ctx, sspec, dsp_links);
   host_link.connect(host_->port, switch_->up, host_->requester.checker_id, -1);
 
-  endpoints_.assign(spec_.slots.size(), nullptr);
+  endpoints_.resize(spec_.slots.size());
   for (size_t i = 0; i < spec_.slots.size(); ++i) {
     const std::string name = "ep" + std::to_string(i);
-    if (spec_.slots[i] && spec_.slots[i]->kind == "test") {
-      auto* ep = new testep::TestEndpoint(name.c_str(), ctx);
+    if (spec_.slots[i]) {
+      endpoints_[i] = spec_.slots[i]->config->build(ctx, name);
+      pcie::EndpointBase& ep = endpoints_[i]->endpoint();
       const int id = int(ctx.checker.register_requester(name));
-      ep->requester().checker_id = id;
-      dsp_links[i]->connect(*switch_->down[i], ep->port, -1, id);
-      endpoints_[i] = ep;
+      ep.dma().checker_id = id;
+      dsp_links[i]->connect(*switch_->down[i], ep.port, -1, id);
     } else {
       empty_ports_.push_back(std::make_unique<pcie::Port>(("empty_slot" + std::to_string(i)).c_str()));
       dsp_links[i]->connect(*switch_->down[i], *empty_ports_.back(), -1, -1);
@@ -143,7 +149,8 @@ void Platform::build_wires() {
         python_peers_.emplace(unsigned(i), peer.get());
         return *peers_.emplace_back(std::move(peer));
       }
-      return *family_->network_port(unsigned(std::stoul(name.substr(2))));
+      const unsigned ep = unsigned(std::stoul(name.substr(2)));
+      return family_ ? *family_->network_port(ep) : *endpoints_[ep]->network_port();
     };
     net::NetEnd& a = end(spec_.wires[i].a);
     net::NetEnd& b = end(spec_.wires[i].b);
@@ -180,7 +187,7 @@ pcie::Function* Platform::function(const std::string& path) {
   }
   if (path.rfind("ep", 0) == 0) {
     const unsigned i = unsigned(std::stoul(path.substr(2)));
-    return i < endpoints_.size() && endpoints_[i] ? &endpoints_[i]->function() : nullptr;
+    return i < endpoints_.size() && endpoints_[i] ? &endpoints_[i]->endpoint().function() : nullptr;
   }
   return nullptr;
 }
@@ -203,8 +210,12 @@ void Platform::build_traces() {
   sc_trace(vcd_, host_->requester.trace_outstanding, "host.outstanding_np", 32);
   for (net::Wire* w : wires_) sc_trace(vcd_, w->trace_frames, std::string(w->name()) + ".frames", 32);
   if (family_) family_->trace(vcd_);
-  for (testep::TestEndpoint* ep : endpoints_)
-    if (ep) sc_trace(vcd_, ep->requester().trace_outstanding, std::string(ep->name()) + ".outstanding_np", 32);
+  for (const auto& e : endpoints_) {
+    if (!e) continue;
+    pcie::EndpointBase& ep = e->endpoint();
+    sc_trace(vcd_, ep.dma().trace_outstanding, std::string(ep.name()) + ".outstanding_np", 32);
+    e->trace(vcd_);
+  }
   sc_trace(vcd_, host_->trace_msi_count, "host.msi_count", 32);
   sc_trace(vcd_, host_->trace_msi_data, "host.msi_data", 32);
 }
@@ -213,7 +224,7 @@ void Platform::report_failure(const std::string& message) {
   if (failed_) return;
   failed_ = true;
   failure_ = message;
-  pcie::Notification n(pcie::Notification::Kind::Violation);
+  pcie::Notification n(pcie::notification::kViolation);
   n.text = message;
   ctx_->post(std::move(n));
 }
@@ -240,7 +251,7 @@ void Platform::advance(uint64_t until_ps) {
 
 pcie::Requester::Done Platform::completion(uint64_t token) {
   return [this, token](pcie::Result&& r) {
-    pcie::Notification n(pcie::Notification::Kind::Completion);
+    pcie::Notification n(pcie::notification::kCompletion);
     n.token = token;
     n.status = static_cast<int>(r.outcome);
     n.data = std::move(r.data);
@@ -288,11 +299,14 @@ uint64_t Platform::raw(const tlp::Header& h, std::vector<uint8_t> bytes) {
 void Platform::finish() {
   if (finished_) return;
   finished_ = true;
-  if (family_) {
-    family_->shutdown([this](const std::function<bool()>& done) { run_until(done); });
-  }
+  const auto run = [this](const std::function<bool()>& done) { run_until(done); };
+  if (family_) family_->shutdown(run);
+  for (const auto& e : endpoints_)
+    if (e) e->shutdown(run);
   if (family_ || !wires_.empty()) {
     uint64_t in_flight = family_ ? family_->frames_in_flight() : 0;
+    for (const auto& e : endpoints_)
+      if (e) in_flight += e->frames_in_flight();
     for (const net::Wire* w : wires_) in_flight += w->in_flight();
     ctx_->checker.check_frame_conservation(now_ps(), in_flight);
   }
@@ -301,6 +315,15 @@ void Platform::finish() {
       .u64("tlps", ctx_->pool.next_serial() - 1)
       .u64("violations", ctx_->checker.violations())
       .u64("outstanding_np", ctx_->checker.outstanding());
+  if (trace_) {
+    ctx_->log.remove_sink(trace_.get());
+    trace_->finish(now_ps());
+    try {
+      trace_->write(outputs_.trace);
+    } catch (const std::runtime_error& e) {
+      report_failure(e.what());
+    }
+  }
   if (vcd_) {
     sc_close_vcd_trace_file(vcd_);
     vcd_ = nullptr;

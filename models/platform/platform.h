@@ -19,14 +19,14 @@
 #include <string>
 #include <vector>
 
-#include "family.h"
-#include "link.h"
-#include "pcie_switch.h"
-#include "peers.h"
-#include "platform_doc.h"
-#include "root_complex.h"
-#include "sim_context.h"
-#include "test_endpoint.h"
+#include "device/family.h"
+#include "tlm/link.h"
+#include "switch/pcie_switch.h"
+#include "net/peers.h"
+#include "platform/platform_doc.h"
+#include "host/root_complex.h"
+#include "tlm/sim_context.h"
+#include "tlm/trace_writer.h"
 
 namespace dpusim::platform {
 
@@ -34,6 +34,7 @@ struct Outputs {
   std::string event_log;  // file path; empty = in memory (take_log())
   std::string vcd;        // file path without ".vcd"; empty = none
   std::string pcap_dir;   // one pcap per wire here (wire_file_name); empty = none
+  std::string trace;      // the Chrome trace (trace.json, tlm/trace_writer.h); empty = none
 };
 
 // The capture file of wire `index`: "wire0_ep0_loopback.pcap".
@@ -52,7 +53,8 @@ class Platform {
   FamilyInstance* family() { return family_.get(); }
   const PlatformSpec& spec() const { return spec_; }
   unsigned slots() const { return unsigned(spec_.slots.size()); }
-  testep::TestEndpoint* test_endpoint(unsigned slot) { return slot < endpoints_.size() ? endpoints_[slot] : nullptr; }
+  // The endpoint in a slot of the generic switch, or null (empty slot, or a family's platform).
+  EndpointInstance* endpoint(unsigned slot) { return slot < endpoints_.size() ? endpoints_[slot].get() : nullptr; }
   // The function at a component path ("switch.usp", "switch.dsp3", "ep2"), or null.
   pcie::Function* function(const std::string& path);
 
@@ -97,10 +99,11 @@ class Platform {
   std::vector<std::unique_ptr<net::NetEnd>> peers_;
   std::map<unsigned, net::PythonPeer*> python_peers_;  // by wire index
   std::vector<pcie::Link*> links_;
-  std::vector<testep::TestEndpoint*> endpoints_;
+  std::vector<std::unique_ptr<EndpointInstance>> endpoints_;
   std::vector<std::unique_ptr<pcie::Port>> empty_ports_;  // far ends of empty slots' links
   std::vector<sc_core::sc_object*> owned_;  // modules, deleted with the platform
   sc_core::sc_trace_file* vcd_ = nullptr;
+  std::unique_ptr<pcie::TraceWriter> trace_;
   uint64_t next_token_ = 1;
   bool finished_ = false;
   bool failed_ = false;

@@ -1,12 +1,13 @@
-#include "platform_doc.h"
+#include "platform/platform_doc.h"
 
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
 #include <set>
 
-#include "family.h"
-#include "timing.h"
+#include "device/doc_json.h"
+#include "device/family.h"
+#include "tlm/timing.h"
 
 namespace dpusim::platform {
 
@@ -14,54 +15,23 @@ using nlohmann::json;
 
 namespace {
 
-void only_keys(const json& obj, const std::string& path, const std::set<std::string>& known) {
-  for (auto it = obj.begin(); it != obj.end(); ++it) {
-    if (!known.count(it.key())) {
-      std::string list;
-      for (const auto& k : known) list += (list.empty() ? "" : ", ") + k;
-      throw DocError(path + "." + it.key(), "unknown key (known: " + list + ")");
-    }
-  }
-}
-
-const json& object_at(const json& parent, const std::string& key, const std::string& path) {
-  const json& v = parent.at(key);
-  if (!v.is_object()) throw DocError(path + "." + key, "must be an object, not " + std::string(v.type_name()));
-  return v;
-}
-
-uint64_t uint_at(const json& v, const std::string& path, uint64_t lo, uint64_t hi) {
-  if (!v.is_number_unsigned() && !(v.is_number_integer() && v.get<int64_t>() >= 0)) {
-    if (v.is_number_integer()) throw DocError(path, "must not be negative (got " + v.dump() + ")");
-    throw DocError(path, "must be a non-negative integer, not " + std::string(v.type_name()) + " " + v.dump());
-  }
-  const uint64_t x = v.get<uint64_t>();
-  if (x < lo || x > hi)
-    throw DocError(path, std::to_string(x) + " outside " + std::to_string(lo) + ".." + std::to_string(hi));
-  return x;
-}
-
-unsigned pow2_at(const json& v, const std::string& path, unsigned lo, unsigned hi) {
-  const unsigned x = unsigned(uint_at(v, path, lo, hi));
-  if (x & (x - 1)) throw DocError(path, std::to_string(x) + " is not a power of two");
-  return x;
-}
-
-EndpointSpec parse_endpoint(const json& v, const std::string& path) {
+EndpointSpec parse_endpoint(const json& v, const std::string& path, const DocContext& doc) {
+  std::string known;
+  for (const auto& k : endpoint_kinds()) known += (known.empty() ? "" : ", ") + std::string(k.name);
   if (!v.is_object()) throw DocError(path, "must be an endpoint object or null, not " + std::string(v.type_name()));
-  only_keys(v, path, {"kind"});
-  if (!v.contains("kind")) throw DocError(path + ".kind", "missing (known kinds: test)");
+  if (!v.contains("kind")) throw DocError(path + ".kind", "missing (known kinds: " + known + ")");
   const json& kind = v.at("kind");
-  if (!kind.is_string()) throw DocError(path + ".kind", "must be a string");
+  if (!kind.is_string()) throw DocError(path + ".kind", "must be a string (known kinds: " + known + ")");
   const std::string k = kind.get<std::string>();
-  if (k != "test") throw DocError(path + ".kind", "unknown endpoint kind '" + k + "' (known: test)");
-  return EndpointSpec{k};
+  const EndpointKind* found = find_endpoint_kind(k);
+  if (!found) throw DocError(path + ".kind", "unknown endpoint kind '" + k + "' (known: " + known + ")");
+  return EndpointSpec{k, found->parse(v, path, doc)};
 }
 
-void parse_test_slots(const json& topo, PlatformSpec& spec) {
+void parse_test_slots(const json& topo, PlatformSpec& spec, const DocContext& doc) {
   if (topo.contains("endpoints")) {
     const unsigned n = unsigned(uint_at(topo["endpoints"], "$.topology.endpoints", 1, kMaxSlots));
-    for (unsigned i = 0; i < n; ++i) spec.slots.push_back(EndpointSpec{"test"});
+    for (unsigned i = 0; i < n; ++i) spec.slots.push_back(parse_endpoint(json{{"kind", "test"}}, "$.topology.endpoints", doc));
     return;
   }
   const json& slots = topo["slots"];
@@ -73,7 +43,7 @@ void parse_test_slots(const json& topo, PlatformSpec& spec) {
     if (slots[i].is_null()) {
       spec.slots.push_back(std::nullopt);
     } else {
-      spec.slots.push_back(parse_endpoint(slots[i], path));
+      spec.slots.push_back(parse_endpoint(slots[i], path, doc));
     }
   }
 }
@@ -109,7 +79,9 @@ std::optional<unsigned> wire_end(const json& v, const std::string& path, const P
     const unsigned i = unsigned(std::stoul(s.substr(2)));
     if (i >= count)
       throw DocError(path, "endpoint '" + s + "' does not exist (the platform has " + std::to_string(count) + ")");
-    if (!spec.family || !spec.family->has_network_port(i))
+    const bool port = spec.family ? spec.family->has_network_port(i)
+                                  : spec.slots[i] && spec.slots[i]->config->has_network_port();
+    if (!port)
       throw DocError(path, "endpoint '" + s + "' has no network port");
     return i;
   }
@@ -158,7 +130,7 @@ size_t nesting_depth(const std::string& text) {
 
 }  // namespace
 
-PlatformSpec parse_platform_doc(const std::string& text) {
+PlatformSpec parse_platform_doc(const std::string& text, const DocContext& doc_context) {
   // Bounded before parsing: the parser recurses once per nesting level.
   if (text.size() > kMaxDocBytes)
     throw DocError("$", "document of " + std::to_string(text.size()) + " bytes exceeds the limit of " +
@@ -201,7 +173,7 @@ PlatformSpec parse_platform_doc(const std::string& text) {
     if (topo.contains("endpoints") == topo.contains("slots"))
       throw DocError("$.topology", "give exactly one of 'endpoints' (a count of test endpoints), 'slots' (a list) "
                                    "or 'family' (a device family with its options)");
-    parse_test_slots(topo, spec);
+    parse_test_slots(topo, spec, doc_context);
   }
 
   if (doc.contains("timing")) {
@@ -211,7 +183,7 @@ PlatformSpec parse_platform_doc(const std::string& text) {
       const std::string path = "$.timing." + it.key();
       if (pcie::TimingProfile::find(it.key()) < 0) {
         std::string list;
-        for (const auto& p : pcie::TimingProfile::params()) list += (list.empty() ? "" : ", ") + std::string(p.name);
+        for (const auto& p : pcie::TimingProfile::sorted_params()) list += (list.empty() ? "" : ", ") + std::string(p.name);
         throw DocError(path, "unknown timing parameter (known: " + list + ")");
       }
       const uint64_t v = uint_at(it.value(), path, 0, UINT64_MAX);
@@ -230,7 +202,7 @@ PlatformSpec parse_platform_doc(const std::string& text) {
     const json& o = object_at(doc, "outputs", "$");
     only_keys(o, "$.outputs", {"vcd"});
     if (o.contains("vcd")) {
-      if (!o["vcd"].is_boolean()) throw DocError("$.outputs.vcd", "must be true or false");
+      bool_at(o["vcd"], "$.outputs.vcd");
       spec.vcd = o["vcd"].get<bool>();
     }
   }

@@ -12,23 +12,16 @@
 #include <string>
 #include <vector>
 
-#include "root_complex.h"
+#include "device/doc_error.h"
+#include "device/endpoint_kind.h"
+#include "host/root_complex.h"
 
 namespace dpusim::platform {
 
-class DocError : public std::runtime_error {
- public:
-  DocError(const std::string& path, const std::string& reason)
-      : std::runtime_error(path + ": " + reason), path_(path), reason_(reason) {}
-  const std::string& path() const { return path_; }
-  const std::string& reason() const { return reason_; }
-
- private:
-  std::string path_, reason_;
-};
-
+// A slot's endpoint: its kind's name and parsed options (device/endpoint_kind.h).
 struct EndpointSpec {
-  std::string kind;  // "test"
+  std::string kind;  // "test", ...
+  std::shared_ptr<const EndpointConfig> config;
 };
 
 class FamilyConfig;
@@ -50,8 +43,9 @@ struct PlatformSpec {
   bool vcd = true;
 };
 
-// Parses and validates `json_text`. Throws DocError.
-PlatformSpec parse_platform_doc(const std::string& json_text);
+// Parses and validates `json_text`. Throws DocError. `doc` says where relative file names in
+// device options resolve.
+PlatformSpec parse_platform_doc(const std::string& json_text, const DocContext& doc = {});
 
 constexpr unsigned kMaxSlots = 32;
 // A platform document is small; these bound what a bad one can cost before it is refused.

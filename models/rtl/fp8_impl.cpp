@@ -1,14 +1,15 @@
 // The fp8 unit's implementations by name (fp8_impl.h). Compiled with DPUSIM_HAVE_RTL where the
 // build has the verilated unit; without it, `rtl` is refused with the reason.
-#include "fp8_impl.h"
+#include "rtl/fp8_impl.h"
 
 #include <stdexcept>
 
 #if DPUSIM_HAVE_RTL
 #include <cstdlib>
 
-#include "fp8/rtl_backend.h"
-#include "timing.h"
+#include "rtl/fp8/fp8_timing.h"
+#include "rtl/fp8/rtl_backend.h"
+#include "tlm/timing.h"
 #endif
 
 namespace dpusim::rtl {
@@ -34,10 +35,10 @@ std::unique_ptr<p4::rdma::Fp8Backend> make_fp8_backend(std::string_view impl, co
   }
 #if DPUSIM_HAVE_RTL
   pcie::TimingProfile profile;
-  std::uint64_t clock_ps = profile.get(pcie::TimingId::rtl_fp8_clock_ps);
+  std::uint64_t clock_ps = profile.get(fp8::timing::clock_ps);
   if (options.clock_ps != 0) {
     try {
-      profile.set("rtl.fp8.clock_ps", options.clock_ps);
+      profile.set(fp8::timing::clock_ps.name(), options.clock_ps);
     } catch (const std::invalid_argument& e) {
       *error = e.what();
       return nullptr;

@@ -1,6 +1,6 @@
-#include "bridge.h"
+#include "switch/bridge.h"
 
-#include "pci_regs.h"
+#include "tlm/pci_regs.h"
 
 namespace dpusim::sw {
 

@@ -6,8 +6,8 @@
 #include <cstdint>
 #include <string>
 
-#include "capabilities.h"
-#include "function.h"
+#include "tlm/capabilities.h"
+#include "tlm/function.h"
 
 namespace dpusim::sw {
 

@@ -1,7 +1,8 @@
-#include "pcie_switch.h"
+#include "tlm/timing.h"
+#include "switch/pcie_switch.h"
 
-#include "completer.h"
-#include "pci_regs.h"
+#include "tlm/completer.h"
+#include "tlm/pci_regs.h"
 
 namespace dpusim::sw {
 
@@ -32,8 +33,8 @@ PcieSwitch::PcieSwitch(sc_module_name name, pcie::SimContext& ctx, const SwitchS
   usp_ = std::make_unique<Bridge>(base + ".usp", ctx);
   pcie::init_type1_header(usp_->cfg, {spec.vendor_id, spec.usp_device_id, 1});
   usp_->set_pcie_cap(pcie::add_pcie_cap(
-      usp_->cfg, port_cap(PCI_EXP_TYPE_UPSTREAM, unsigned(ctx.timing.get(pcie::TimingId::link_host_gen)),
-                          unsigned(ctx.timing.get(pcie::TimingId::link_host_width)), 0)));
+      usp_->cfg, port_cap(PCI_EXP_TYPE_UPSTREAM, unsigned(ctx.timing.get(pcie::timing::link_host_gen)),
+                          unsigned(ctx.timing.get(pcie::timing::link_host_width)), 0)));
   pcie::add_pm_cap(usp_->cfg, 0x0003);
   usp_->cfg.seal();
   up.set_receiver([this](Tlp& t) { receive(kUp, t); });

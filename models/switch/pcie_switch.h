@@ -22,12 +22,13 @@
 #include <string>
 #include <vector>
 
-#include "bridge.h"
-#include "downstream_port.h"
-#include "link.h"
-#include "port.h"
-#include "sim_context.h"
-#include "timed_queue.h"
+#include "switch/switch_timing.h"
+#include "switch/bridge.h"
+#include "switch/downstream_port.h"
+#include "tlm/link.h"
+#include "tlm/port.h"
+#include "tlm/sim_context.h"
+#include "tlm/timed_queue.h"
 
 namespace dpusim::sw {
 
@@ -64,7 +65,7 @@ class PcieSwitch : public sc_core::sc_module {
   void unsupported(int ingress, pcie::Tlp& t, const char* reason);
   void send_dsp_msi(unsigned i, uint64_t addr, uint32_t data);
   pcie::Port& port(int index) { return index == kUp ? up : *down[size_t(index)]; }
-  sc_core::sc_time traversal() const { return ctx_.ps(pcie::TimingId::switch_traversal_ps); }
+  sc_core::sc_time traversal() const { return ctx_.ps(sw::timing::switch_traversal_ps); }
 
   pcie::SimContext& ctx_;
   pcie::TimedQueue later_;

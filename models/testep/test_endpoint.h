@@ -6,7 +6,8 @@
 //  a DMA engine started by MMIO that moves bytes between host memory and BAR2 memory, and
 //  raises an MSI-X vector when done;
 //  a register that raises any MSI-X vector on demand (for masking tests).
-// Every request is served after test_endpoint.service_ps, in arrival order.
+// Every request is served after test_endpoint.service_ps, in arrival order. Built on the
+// endpoint base (tlm/endpoint_base.h): this file has only the device's registers and engine.
 #pragma once
 
 #include <systemc>
@@ -16,12 +17,9 @@
 #include <string>
 #include <vector>
 
-#include "function.h"
-#include "msix.h"
-#include "port.h"
-#include "requester.h"
-#include "sim_context.h"
-#include "timed_queue.h"
+#include "tlm/endpoint_base.h"
+#include "tlm/function.h"
+#include "tlm/sim_context.h"
 
 namespace dpusim::testep {
 
@@ -50,31 +48,28 @@ inline constexpr uint16_t kVendorId = 0x1234, kDeviceId = 0x7e57;
 inline constexpr uint32_t kBar0Size = 16 << 10, kMsixTable = 0x2000, kMsixPba = 0x3000, kMsixVectors = 32;
 inline constexpr uint64_t kBar2Size = 1 << 20;
 
-class TestEndpoint : public sc_core::sc_module {
+// The function the test endpoint is (its config space), built before the endpoint base that
+// serves it.
+struct TestEndpointFunction {
+  TestEndpointFunction(const std::string& path, pcie::SimContext& ctx);
+  pcie::Function fn;
+  uint16_t msix_cap = 0;
+};
+
+class TestEndpoint : private TestEndpointFunction, public pcie::EndpointBase {
  public:
   TestEndpoint(sc_core::sc_module_name name, pcie::SimContext& ctx);
 
-  pcie::Port port;
-  pcie::Function& function() { return fn_; }
-  pcie::Requester& requester() { return requester_; }
-  pcie::Msix& msix() { return *msix_; }
+  pcie::Requester& requester() { return dma(); }
 
  private:
-  void receive(pcie::Tlp& t);
-  void serve(const tlp::Header& h, std::vector<uint8_t> payload);
-  void read_bar(unsigned bar, uint64_t off, uint8_t* out, size_t n);
-  void write_bar(unsigned bar, uint64_t off, const uint8_t* in, size_t n);
-  uint32_t read_reg(uint32_t off);
+  void read_regs(uint64_t off, uint8_t* out, size_t n);
+  void write_regs(uint64_t off, const uint8_t* in, size_t n);
   void write_reg(uint32_t off, uint32_t value);
   void start_dma(uint32_t ctrl);
   void finish_dma(bool ok, uint32_t ctrl);
   void raise(unsigned vector);
 
-  pcie::SimContext& ctx_;
-  pcie::Function fn_;
-  pcie::Requester requester_;
-  pcie::TimedQueue later_;
-  std::unique_ptr<pcie::Msix> msix_;
   std::vector<uint8_t> memory_;  // BAR2
   uint32_t regs_[TEP_REGS_END / 4] = {};
 };

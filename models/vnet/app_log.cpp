@@ -1,4 +1,4 @@
-#include "app_log.h"
+#include "vnet/app_log.h"
 
 #include <cstdio>
 

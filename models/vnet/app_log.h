@@ -11,7 +11,7 @@
 #include <string>
 #include <string_view>
 
-#include "sim_context.h"
+#include "tlm/sim_context.h"
 
 namespace dpusim::vnet {
 

@@ -1,6 +1,6 @@
-#include "bridge_image.h"
+#include "vnet/bridge_image.h"
 
-#include "pci_regs.h"
+#include "tlm/pci_regs.h"
 
 namespace dpusim::vnet {
 

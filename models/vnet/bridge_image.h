@@ -13,8 +13,8 @@
 #include <functional>
 #include <string>
 
-#include "app_log.h"
-#include "bridge.h"
+#include "vnet/app_log.h"
+#include "switch/bridge.h"
 
 namespace dpusim::vnet {
 

@@ -9,7 +9,7 @@
 // thread's while parsing and the worker's while running its item.
 #include <cstdio>
 
-#include "vnet_app.h"
+#include "vnet/vnet_app.h"
 
 namespace dpusim::vnet {
 

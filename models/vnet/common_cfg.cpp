@@ -1,6 +1,6 @@
 // What one common-config MMIO write sets in motion (vnet-app.md §5.1), on PE1, and the device
 // reset it may start (§5.2 a-e).
-#include "vnet_app.h"
+#include "vnet/vnet_app.h"
 
 namespace dpusim::vnet {
 

@@ -7,7 +7,7 @@
 #include <optional>
 #include <utility>
 
-#include "vnet_endpoint.h"
+#include "vnet/vnet_endpoint.h"
 
 namespace dpusim::vnet {
 

@@ -1,13 +1,13 @@
 // The control virtqueue's ctrl_req handler (vnet-app.md §7), run on the worker when it
 // progresses a controller's PE2, and the MQ start (§5.6, §7 "Increase"): background threads,
 // at most MQ_START_MAX_CONCURRENT running start_additional_queue_pairs at once.
-#include "vnet_app.h"
-#include "vnet_layout.h"
+#include "vnet/vnet_app.h"
+#include "vnet/vnet_layout.h"
+#include "vnet/vnet_timing.h"
 
 namespace dpusim::vnet {
 
 using namespace dpusim::virtio;
-using pcie::TimingId;
 
 
 void VnetApp::ctrl_req_arrived(unsigned i, CtrlReq req) {
@@ -34,7 +34,7 @@ void VnetApp::ctrl_req_handler(unsigned i, CtrlReq req, pcie::Activity& w) {
   // so that enumeration of the other static endpoints settles first.
   if (c.initial_data_qps_deferred && !c.first_ctrl_req_delay_done) {
     c.first_ctrl_req_delay_done = true;
-    w.then(cost(TimingId::vnet_ctrl_req_delay_ps), [] {});
+    w.then(cost(vnet::timing::ctrl_req_delay_ps), [] {});
   }
   w.then([this, i, req, &w] {
     uint8_t status = VIRTIO_NET_ERR;
@@ -89,11 +89,11 @@ uint8_t VnetApp::vq_pairs_set(unsigned i, const CtrlReq& req, pcie::Activity& w)
     // Synchronous, inside the callback, before the reply.
     c.deferred_mq.reset();
     log_.info(kWorkerThread, "Stopping QPs %u-%u (VQs %u-%u)", n, old - 1, 2 * n, 2 * old - 1);
-    w.then(cost(TimingId::vnet_work_vq_group_disable_ps), [this, i, n, old] {
+    w.then(cost(vnet::timing::work_vq_group_disable_ps), [this, i, n, old] {
       controllers_[i].engine->vq_group_disable(2 * n, 2 * old - 1);
     });
     for (unsigned q = 2 * n; q < 2 * old; ++q)
-      w.then(cost(TimingId::vnet_work_vq_stop_ps), [this, i, q] { controllers_[i].engine->vq_stop(q); });
+      w.then(cost(vnet::timing::work_vq_stop_ps), [this, i, q] { controllers_[i].engine->vq_stop(q); });
     w.then([this, i, n, old, reply] {
       Controller& c = controllers_[i];
       log_.info(kWorkerThread, "Successfully stopped QPs %u-%u", n, old - 1);
@@ -151,6 +151,7 @@ void VnetApp::spawn_mq_start(unsigned i, unsigned old_qps, unsigned new_qps, con
   auto t = std::make_unique<MqThread>(later_, i, old_qps, new_qps, "vnet.mq" + std::to_string(mq_spawned_++));
   ++controllers_[i].mq_threads;
   log_.info(thread, "MQ start QPs %u -> %u spawned as joinable thread (parallel execution)", old_qps, new_qps);
+  ctx_.sink_event(t->thread, "thread_start").u64("ep", i).u64("old_qps", old_qps).u64("new_qps", new_qps);
   MqThread& ref = *t;
   mq_threads_.push_back(std::move(t));
   run_mq_thread(ref);
@@ -184,12 +185,12 @@ void VnetApp::run_mq_thread(MqThread& t) {
         if (t.done) return;
         set_conf_and_start(t.ctrl, 2 * qp, shadow[2 * qp], t.activity, t.thread.c_str(), true);
         set_conf_and_start(t.ctrl, 2 * qp + 1, shadow[2 * qp + 1], t.activity, t.thread.c_str(), true);
-        t.activity.then(cost(TimingId::vnet_mq_qp_yield_ps), [] {});
+        t.activity.then(cost(vnet::timing::mq_qp_yield_ps), [] {});
       });
     }
     t.activity.then([this, &t] {
       if (t.done) return mq_thread_exit(t);
-      t.activity.then(cost(TimingId::vnet_work_vq_group_enable_ps), [this, &t] {
+      t.activity.then(cost(vnet::timing::work_vq_group_enable_ps), [this, &t] {
         Controller& c = controllers_[t.ctrl];
         c.engine->vq_group_enable(2 * t.old_qps, 2 * t.new_qps - 1);
         log_.info(t.thread, "Successfully started QPs %u-%u", t.old_qps, t.new_qps - 1);
@@ -205,6 +206,7 @@ void VnetApp::run_mq_thread(MqThread& t) {
 }
 
 void VnetApp::mq_thread_exit(MqThread& t) {
+  ctx_.sink_event(t.thread, "thread_exit");
   --controllers_[t.ctrl].mq_threads;
   --mq_running_;
   if (!mq_waiting_.empty()) {

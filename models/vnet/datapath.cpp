@@ -1,8 +1,9 @@
 // The offload engine's datapath on split rings (see vnet_endpoint.h): one queue is serviced
 // at a time per queue, entry after entry, each step a DMA whose completion continues it.
-#include "vnet_endpoint.h"
-#include "virtio_spec.h"
-#include "wire.h"
+#include "net/wire.h"
+#include "vnet/virtio_spec.h"
+#include "vnet/vnet_endpoint.h"
+#include "vnet/vnet_timing.h"
 
 namespace dpusim::vnet {
 
@@ -71,7 +72,7 @@ void VnetEndpoint::complete_used(Vq& vq, const std::vector<std::pair<uint32_t, u
   ctx_.event(name(), "vq_used").u64("ep", index_).u64("vq", vq.index).u64("used_idx", vq.used_idx);
   const uint16_t vector = vq.ring.conf().msix;
   if (vector == VIRTIO_MSI_NO_VECTOR || (vq.avail_flags & VRING_AVAIL_F_NO_INTERRUPT)) return;
-  const char* outcome = msix_->raise(vector);
+  const char* outcome = msix().raise(vector);
   ctx_.event(name(), "vq_interrupt").u64("vq", vq.index).u64("vector", vector).str("outcome", outcome);
 }
 
@@ -101,7 +102,7 @@ void VnetEndpoint::transmit(Vq& vq, const Chain& chain) {
   }
   vq.ring.read_buffers(chain.readable, [this, &vq, finish](std::vector<uint8_t> bytes, const std::string& error) {
     if (!error.empty()) return device_error(vq, error);
-    later_.at(ctx_.ps(pcie::TimingId::vnet_dp_tx_frame_ps), [this, &vq, finish, bytes = std::move(bytes)]() mutable {
+    later_.at(ctx_.ps(vnet::timing::dp_tx_frame_ps), [this, &vq, finish, bytes = std::move(bytes)]() mutable {
       const char* drop = nullptr;
       if (bytes.size() < VIRTIO_NET_HDR_V1_SIZE + net::kEthHeaderBytes) drop = "shorter than the header and an Ethernet header";
       else if (!wire) drop = "no wire on the port";
@@ -128,8 +129,7 @@ unsigned VnetEndpoint::steer(const std::vector<uint8_t>& frame) const {
   for (const auto& vq : vqs_)
     if (vq->index % 2 == 0 && !is_cvq(vq->index) && running(*vq)) rx.push_back(vq->index);
   if (rx.empty()) return unsigned(vqs_.size());
-  uint64_t h = 0xcbf29ce484222325ull;
-  for (size_t i = 0; i < frame.size() && i < 64; ++i) h = (h ^ frame[i]) * 0x100000001b3ull;
+  const uint64_t h = fnv1a(frame.data(), std::min<size_t>(frame.size(), 64));
   return rx[h % rx.size()];
 }
 
@@ -137,7 +137,7 @@ void VnetEndpoint::frame_arrived(net::Frame frame) {
   const unsigned q = steer(frame.bytes);
   const char* drop = nullptr;
   if (q >= vqs_.size()) drop = "rx_queue_not_ready";
-  else if (vqs_[q]->fifo.size() >= ctx_.timing.get(pcie::TimingId::vnet_dp_rx_fifo_frames)) drop = "rx_fifo_full";
+  else if (vqs_[q]->fifo.size() >= ctx_.timing.get(vnet::timing::dp_rx_fifo_frames)) drop = "rx_fifo_full";
   if (drop) {
     if (q >= vqs_.size()) ++counters_.rx_no_queue;
     else ++counters_.rx_fifo_drops;
@@ -198,7 +198,7 @@ void VnetEndpoint::deliver_rx(Vq& vq, std::shared_ptr<std::vector<Chain>> chains
   vq.fifo.pop_front();
   --trace_rx_fifo_;
   ++rx_in_dma_;
-  later_.at(ctx_.ps(pcie::TimingId::vnet_dp_rx_frame_ps), [this, &vq, chains, frame = std::move(frame)] {
+  later_.at(ctx_.ps(vnet::timing::dp_rx_frame_ps), [this, &vq, chains, frame = std::move(frame)] {
     std::vector<uint8_t> bytes(VIRTIO_NET_HDR_V1_SIZE, 0);
     put_le16(&bytes[VIRTIO_NET_HDR_NUM_BUFFERS], uint16_t(chains->size()));
     bytes.insert(bytes.end(), frame.bytes.begin(), frame.bytes.end());

@@ -1,8 +1,8 @@
-#include "ep_image.h"
+#include "vnet/ep_image.h"
 
-#include "pci_regs.h"
-#include "virtio_spec.h"
-#include "vnet_layout.h"
+#include "tlm/pci_regs.h"
+#include "vnet/virtio_spec.h"
+#include "vnet/vnet_layout.h"
 
 namespace dpusim::vnet {
 

@@ -8,9 +8,9 @@
 #include <cstdint>
 #include <string>
 
-#include "app_log.h"
-#include "config_space.h"
-#include "function.h"
+#include "vnet/app_log.h"
+#include "tlm/config_space.h"
+#include "tlm/function.h"
 
 namespace dpusim::vnet {
 

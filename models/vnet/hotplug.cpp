@@ -3,14 +3,14 @@
 // run_progress_loop's unplug timeout; vnet_pci_device.c config_space_cap_pcie_write,
 // trigger_command_completed): Slot Control power edges and Command Completed, the workqueue's
 // hotplug and delayed-destroy items, and the forced removal when the host never powers off.
-#include "bridge_image.h"
-#include "pci_regs.h"
-#include "vnet_app.h"
+#include "tlm/pci_regs.h"
+#include "vnet/bridge_image.h"
+#include "vnet/vnet_app.h"
+#include "vnet/vnet_timing.h"
 
 namespace dpusim::vnet {
 
 using namespace dpusim::pci;
-using pcie::TimingId;
 
 namespace {
 constexpr unsigned UNPLUG_PLUG_ACK_WAIT_MS = 2000;
@@ -143,7 +143,7 @@ void VnetApp::plug_device(unsigned i, pcie::Activity& w) {
   clear_msi_retry(i);
   log_.info(kWorkerThread, "Creating device for DSP[%u]", i);
   // create_device (representor, TLP device, controller with its offload engine): one cost.
-  w.then(cost(TimingId::vnet_work_create_device_ps), [this, i] {
+  w.then(cost(vnet::timing::work_create_device_ps), [this, i] {
     Controller& c = controllers_[i];
     c.pending_unplug = c.pending_destroy = false;
     // vnet_pci_dev_vnet_controller_create starts a fresh controller on the same engine.
@@ -231,7 +231,7 @@ void VnetApp::delayed_destroy(unsigned i, pcie::Activity& w) {
   controller_cleanup(i, true, w, kWorkerThread);
   w.then([this] { log_.info(kWorkerThread, "VNet controller destroyed successfully"); });
   // The TLP device stopped and destroyed, the representor destroyed: one cost.
-  w.then(cost(TimingId::vnet_work_destroy_device_ps), [this, i] {
+  w.then(cost(vnet::timing::work_destroy_device_ps), [this, i] {
     log_.debug(kWorkerThread, "TLP device stopped");
     log_.debug(kWorkerThread, "TLP device destroyed");
     Controller& c = controllers_[i];
@@ -278,7 +278,7 @@ void VnetApp::unplug_timeout(unsigned i) {
     return;
   }
   log_.warn(kMainThread, "DSP[%u] forced unplug: failed to enqueue destroy, will retry next loop", i);
-  later_.at(ctx_.ps(TimingId::vnet_main_loop_ps), [this, i] { unplug_timeout(i); });
+  later_.at(ctx_.ps(vnet::timing::main_loop_ps), [this, i] { unplug_timeout(i); });
 }
 
 }  // namespace dpusim::vnet

@@ -8,14 +8,14 @@
 // arrives, and when a retry reaches MSI_RETRY_ABANDON_SEC (docs/fidelity.md).
 #include <cinttypes>
 
-#include "bridge_image.h"
-#include "pci_regs.h"
-#include "vnet_app.h"
+#include "tlm/pci_regs.h"
+#include "vnet/bridge_image.h"
+#include "vnet/vnet_app.h"
+#include "vnet/vnet_timing.h"
 
 namespace dpusim::vnet {
 
 using namespace dpusim::pci;
-using pcie::TimingId;
 
 namespace {
 constexpr const char* kErrBadState = "DOCA_ERROR_BAD_STATE";
@@ -62,7 +62,7 @@ void VnetApp::acg_grant(unsigned count) {
   }
   trace_acg_credits_ = acg_.count();
   for (const SlotState& s : slots_)
-    if (s.msi_retry_pending) return schedule_retry_pass(ctx_.now_ps() + ctx_.timing.get(TimingId::vnet_main_loop_ps));
+    if (s.msi_retry_pending) return schedule_retry_pass(ctx_.now_ps() + ctx_.timing.get(vnet::timing::main_loop_ps));
 }
 
 const char* VnetApp::send_dsp_msi(unsigned i, const char* thread) {
@@ -115,7 +115,7 @@ const char* VnetApp::send_dsp_msi(unsigned i, const char* thread) {
              static_cast<unsigned long>(addr), data, size_t(use_64bit ? 20 : 16));
   ctx_.event(name(), "acg_credit").str("op", "used").u64("count", acg_.count()).u64("dsp", i);
   if (acg_spec_.refill)
-    later_.at(ctx_.ps(TimingId::vnet_fw_acg_refill_ps), [this] { acg_grant(1); });
+    later_.at(ctx_.ps(vnet::timing::fw_acg_refill_ps), [this] { acg_grant(1); });
   return nullptr;
 }
 

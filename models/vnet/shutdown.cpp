@@ -2,7 +2,7 @@
 // unplugs waited for (the unplug timeout still fires meanwhile), the workqueue shut down
 // (queued items discarded, the running one finished), the MQ threads joined, every controller
 // torn down with its engine destroyed, the ACG credits flushed.
-#include "vnet_app.h"
+#include "vnet/vnet_app.h"
 
 namespace dpusim::vnet {
 

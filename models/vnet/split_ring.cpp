@@ -1,8 +1,8 @@
-#include "split_ring.h"
+#include "vnet/split_ring.h"
 
 #include <memory>
 
-#include "virtio_spec.h"
+#include "vnet/virtio_spec.h"
 
 namespace dpusim::vnet {
 

@@ -14,7 +14,7 @@
 #include <string>
 #include <vector>
 
-#include "requester.h"
+#include "tlm/requester.h"
 
 namespace dpusim::vnet {
 

@@ -1,6 +1,6 @@
 // The core status callback (vnet-app.md §5.2 f, §5.3), called on PE1 after every
 // common-config write: the reset decision, FEATURES_OK and DRIVER_OK.
-#include "vnet_app.h"
+#include "vnet/vnet_app.h"
 
 namespace dpusim::vnet {
 

@@ -1,10 +1,10 @@
 // PE1's handlers (vnet-app.md §3): config requests to the switch's functions and the
 // endpoints, memory requests to the endpoints' application-emulated BAR0 regions, the dummy.
-#include "bridge_image.h"
-#include "completer.h"
-#include "pci_regs.h"
-#include "vnet_app.h"
-#include "vnet_layout.h"
+#include "tlm/completer.h"
+#include "tlm/pci_regs.h"
+#include "vnet/bridge_image.h"
+#include "vnet/vnet_app.h"
+#include "vnet/vnet_layout.h"
 
 namespace dpusim::vnet {
 

@@ -1,4 +1,4 @@
-#include "virtio_device.h"
+#include "vnet/virtio_device.h"
 
 namespace dpusim::vnet {
 

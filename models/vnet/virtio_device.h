@@ -12,10 +12,10 @@
 #include <optional>
 #include <vector>
 
-#include "ep_image.h"
-#include "virtio_spec.h"
-#include "vnet_layout.h"
-#include "vnet_options.h"
+#include "vnet/ep_image.h"
+#include "vnet/virtio_spec.h"
+#include "vnet/vnet_layout.h"
+#include "vnet/vnet_options.h"
 
 namespace dpusim::vnet {
 

@@ -1,10 +1,11 @@
-#include "vnet_app.h"
+#include "vnet/vnet_app.h"
 
-#include "bridge_image.h"
-#include "completer.h"
-#include "link.h"
-#include "pci_regs.h"
-#include "vnet_layout.h"
+#include "tlm/completer.h"
+#include "tlm/link.h"
+#include "tlm/pci_regs.h"
+#include "vnet/bridge_image.h"
+#include "vnet/vnet_layout.h"
+#include "vnet/vnet_timing.h"
 
 namespace dpusim::vnet {
 
@@ -159,10 +160,10 @@ void VnetApp::receive_down(Tlp& t) {
 
 void VnetApp::pe1_enqueue(Tlp& t) {
   const tlp::Type type = pcie::hdr(t).type;
-  pcie::TimingId cost_id = pcie::TimingId::vnet_pe1_config_ps;
-  if (type == tlp::Type::MRd) cost_id = pcie::TimingId::vnet_pe1_mmio_read_ps;
-  if (type == tlp::Type::MWr) cost_id = pcie::TimingId::vnet_pe1_mmio_write_ps;
-  pe1_fifo_.push_back(Pe1Entry{&t, ctx_.now_ps()});
+  const pcie::TimingParam& cost_id = type == tlp::Type::MRd   ? timing::pe1_mmio_read_ps
+                                     : type == tlp::Type::MWr ? timing::pe1_mmio_write_ps
+                                                              : timing::pe1_config_ps;
+  pe1_fifo_.push_back(Pe1Entry{&t, ctx_.now_ps(), ctx_.timing.get(cost_id)});
   trace_pe1_queue_ = uint32_t(pe1_fifo_.size());
   pe1_.then(cost(cost_id), [this] { pe1_serve(); });
 }
@@ -174,6 +175,12 @@ void VnetApp::pe1_serve() {
   Tlp& t = *e.tlp;
   const tlp::Header h = pcie::hdr(t);
   const uint64_t serial = pcie::ext(t).serial;
+  // For the trace: PE1 spent the handler's cost on this TLP, up to now.
+  ctx_.sink_event(kMainThread, "pe1_service")
+      .str("type", tlp::type_name(h.type))
+      .u64("tlp", serial)
+      .u64("arrival_ps", e.arrival_ps)
+      .u64("from_ps", ctx_.now_ps() - e.cost_ps);
   if (tlp::is_config(h.type)) {
     service_config(t);
   } else if (h.type == tlp::Type::MRd || h.type == tlp::Type::MWr) {
@@ -186,7 +193,7 @@ void VnetApp::pe1_serve() {
   refresh_slot_traces();
   // The bound covers queueing and any wait the handler had (a reset barrier).
   pe1_.then([this, e, h, serial] {
-    const uint64_t took = ctx_.now_ps() - e.arrival_ps, bound = ctx_.timing.get(pcie::TimingId::vnet_pe1_bound_ps);
+    const uint64_t took = ctx_.now_ps() - e.arrival_ps, bound = ctx_.timing.get(vnet::timing::pe1_bound_ps);
     if (took > bound)
       ctx_.checker.violation(ctx_.now_ps(), kMainThread, "pe1_service_bound",
                              std::string(tlp::type_name(h.type)) + " #" + std::to_string(serial) + " took " +

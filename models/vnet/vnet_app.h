@@ -32,18 +32,19 @@
 #include <string>
 #include <vector>
 
-#include "acg.h"
-#include "activity.h"
-#include "app_log.h"
-#include "bridge.h"
-#include "controller.h"
-#include "link.h"
-#include "port.h"
-#include "sim_context.h"
-#include "timed_queue.h"
-#include "virtio_device.h"
-#include "vnet_options.h"
-#include "workqueue.h"
+#include "switch/switch_timing.h"
+#include "vnet/acg.h"
+#include "tlm/activity.h"
+#include "vnet/app_log.h"
+#include "switch/bridge.h"
+#include "vnet/controller.h"
+#include "tlm/link.h"
+#include "tlm/port.h"
+#include "tlm/sim_context.h"
+#include "tlm/timed_queue.h"
+#include "vnet/virtio_device.h"
+#include "vnet/vnet_options.h"
+#include "vnet/workqueue.h"
 
 namespace dpusim::vnet {
 
@@ -87,7 +88,7 @@ class VnetApp : public sc_core::sc_module {
   // ---- vnet_app.cpp: ports, routing, PE1 --------------------------------------------------
   struct Pe1Entry {
     pcie::Tlp* tlp;
-    uint64_t arrival_ps;
+    uint64_t arrival_ps, cost_ps;
   };
   void receive_up(pcie::Tlp& t);
   void receive_down(pcie::Tlp& t);
@@ -95,7 +96,7 @@ class VnetApp : public sc_core::sc_module {
   void pe1_enqueue(pcie::Tlp& t);
   void pe1_serve();
   void send_up(pcie::Tlp* t) { up.send(*t); }
-  sc_core::sc_time traversal() const { return ctx_.ps(pcie::TimingId::switch_traversal_ps); }
+  sc_core::sc_time traversal() const { return ctx_.ps(sw::timing::switch_traversal_ps); }
 
   // ---- tlp_service.cpp --------------------------------------------------------------------
   enum class Kind { USP, DSP, EP, DUMMY };
@@ -144,7 +145,7 @@ class VnetApp : public sc_core::sc_module {
   void set_conf_and_start(unsigned i, unsigned q, const VqShadow& sh, pcie::Activity& a, const char* thread,
                           bool start);
   void check_reset_hold_liveness(const WorkItem& item, bool skipped);
-  sc_core::sc_time cost(pcie::TimingId id) const { return ctx_.ps(id); }
+  sc_core::sc_time cost(const pcie::TimingParam& p) const { return ctx_.ps(p); }
 
   // ---- cleanup.cpp ------------------------------------------------------------------------
   void controller_cleanup(unsigned i, bool destroy_engine, pcie::Activity& a, const char* thread);

@@ -1,9 +1,10 @@
-#include "vnet_endpoint.h"
+#include "vnet/vnet_endpoint.h"
 
-#include "completer.h"
-#include "virtio_spec.h"
-#include "vnet_layout.h"
-#include "wire.h"
+#include "net/wire.h"
+#include "tlm/completer.h"
+#include "vnet/virtio_spec.h"
+#include "vnet/vnet_layout.h"
+#include "vnet/vnet_timing.h"
 
 namespace dpusim::vnet {
 
@@ -18,75 +19,29 @@ const char* vq_state_name(VqState s) {
 
 VnetEndpoint::VnetEndpoint(sc_module_name name, pcie::SimContext& ctx, unsigned index, unsigned num_vqs,
                            pcie::Function& fn, uint16_t msix_cap, std::function<uint64_t()> speed_mbps)
-    : sc_module(name),
-      port("port"),
-      ctx_(ctx),
-      index_(index),
-      fn_(fn),
-      requester_("requester", ctx, [this](Tlp& t) { return port.send(t); }, [this] { return fn_.id(); }),
-      later_("later"),
-      speed_mbps_(std::move(speed_mbps)) {
-  msix_ = std::make_unique<pcie::Msix>(fn.cfg, msix_cap, VNET_PCI_DEV_NUM_MSIX,
-                                       [this](uint64_t addr, uint32_t data, unsigned) {
-                                         const uint8_t b[4] = {uint8_t(data), uint8_t(data >> 8), uint8_t(data >> 16),
-                                                               uint8_t(data >> 24)};
-                                         requester_.write(addr, b, 4);
-                                       });
-  msix_->bus_master_enabled = [this] { return fn_.bus_master(); };
-  pcie::follow_device_control(requester_, fn_);
-  for (unsigned q = 0; q < num_vqs; ++q) vqs_.push_back(std::make_unique<Vq>(requester_, q));
-  port.set_receiver([this](Tlp& t) { receive(t); });
+    : EndpointBase(name, ctx, fn, timing::fw_mmio_ps), index_(index), speed_mbps_(std::move(speed_mbps)) {
+  unsupported_by = "the endpoint's firmware";
+  add_msix(msix_cap, VNET_PCI_DEV_NUM_MSIX, 0, VNET_BAR0_MSIX_TABLE, VNET_BAR0_MSIX_PBA, VNET_BAR0_MSIX_TABLE_LEN,
+           VNET_BAR0_MSIX_PBA_LEN);
+  // The doorbell's address names the queue (queue_notify_off × 8); the driver writes its index.
+  add_region({"doorbells", 0, VNET_BAR0_DOORBELL, VNET_BAR0_DOORBELL_LEN, nullptr,
+              [this](uint64_t off, const uint8_t*, size_t) { kick(unsigned(off) >> VNET_PCI_DEV_DB_STRIDE_LOG); }});
+  for (unsigned q = 0; q < num_vqs; ++q) vqs_.push_back(std::make_unique<Vq>(dma(), q));
 }
 
 void VnetEndpoint::trace(sc_trace_file* vcd) {
   for (auto& vq : vqs_) sc_trace(vcd, vq->trace_state, std::string(name()) + ".vq" + std::to_string(vq->index) + ".state", 8);
   sc_trace(vcd, trace_rx_fifo_, std::string(name()) + ".rx_fifo", 32);
-  sc_trace(vcd, requester_.trace_outstanding, std::string(name()) + ".outstanding_np", 32);
+  sc_trace(vcd, dma().trace_outstanding, std::string(name()) + ".outstanding_np", 32);
 }
 
-// ---- BAR0 regions served by firmware ----------------------------------------------------
-
-void VnetEndpoint::receive(Tlp& t) {
-  if (tlp::is_completion(pcie::hdr(t).type)) {
-    requester_.on_completion(t);
-    return;
-  }
-  later_.at(ctx_.ps(pcie::TimingId::vnet_fw_mmio_ps),
-            [this, r = pcie::take_request(t)]() mutable { serve(r.hdr, std::move(r.payload)); });
+std::optional<pcie::BarHit> VnetEndpoint::decode(uint64_t address) const {
+  const uint64_t base = function().bar_address(0);
+  if (base == 0 || address < base || address - base >= VNET_BAR0_SIZE) return std::nullopt;
+  return pcie::BarHit{0, address - base};
 }
 
-void VnetEndpoint::serve(const tlp::Header& h, std::vector<uint8_t> payload) {
-  const uint64_t first = pcie::request_first_byte(h);
-  const uint32_t count = pcie::request_byte_count(h);
-  const uint64_t off = first - fn_.bar_address(0);
-  if (h.type == tlp::Type::MRd) {
-    std::vector<uint8_t> bytes(count, 0);
-    bool ok = true;
-    if (off >= VNET_BAR0_MSIX_TABLE && off < VNET_BAR0_MSIX_PBA) {
-      ok = msix_->table_read(uint32_t(off - VNET_BAR0_MSIX_TABLE), count, bytes.data());
-    } else if (off >= VNET_BAR0_MSIX_PBA && off < VNET_BAR0_DOORBELL) {
-      ok = msix_->pba_read(uint32_t(off - VNET_BAR0_MSIX_PBA), count, bytes.data());
-    }
-    if (!ok) ctx_.event(name(), "msix_bad_access").hex("offset", off).u64("len", count);
-    pcie::complete_memory_read(ctx_.pool, h, fn_.id(), bytes.data(), fn_.max_payload_size(),
-                               fn_.read_completion_boundary(), [this](Tlp* c) { port.send(*c); });
-    return;
-  }
-  if (h.type != tlp::Type::MWr) {
-    if (tlp::is_non_posted(h.type)) port.send(*pcie::make_error_completion(ctx_.pool, h, fn_.id(), tlp::CplStatus::UR));
-    return;
-  }
-  const uint8_t* in = payload.data() + (first & 3);
-  if (off >= VNET_BAR0_MSIX_TABLE && off < VNET_BAR0_MSIX_PBA) {
-    if (!msix_->table_write(uint32_t(off - VNET_BAR0_MSIX_TABLE), count, in))
-      ctx_.event(name(), "msix_bad_access").hex("offset", off).u64("len", count);
-  } else if (off >= VNET_BAR0_DOORBELL && off < VNET_BAR0_DOORBELL + VNET_BAR0_DOORBELL_LEN) {
-    // The doorbell's address names the queue (queue_notify_off × 8); the driver writes its index.
-    kick(unsigned(off - VNET_BAR0_DOORBELL) >> VNET_PCI_DEV_DB_STRIDE_LOG);
-  } else {
-    ctx_.event(name(), "write_ignored").hex("offset", off).u64("len", count);
-  }
-}
+uint64_t VnetEndpoint::bar_size(unsigned bar) const { return bar == 0 ? VNET_BAR0_SIZE : 0; }
 
 void VnetEndpoint::kick(unsigned q) {
   ++counters_.kicks;
@@ -102,7 +57,7 @@ void VnetEndpoint::kick(unsigned q) {
 
 const char* VnetEndpoint::raise_msix(uint16_t vector) {
   if (vector == virtio::VIRTIO_MSI_NO_VECTOR) return "no_vector";
-  return msix_->raise(vector);
+  return EndpointBase::raise_msix(vector);
 }
 
 // ---- the offload engine and its VQs -----------------------------------------------------

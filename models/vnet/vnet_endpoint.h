@@ -4,7 +4,9 @@
 // firmware; here it is the model of what that firmware does, behind the application's switch:
 //
 //  - BAR0's MSI-X table and PBA (functional, tlm/msix.h) and the doorbells at 0x4000 + 8·q,
-//    which the switch forwards here without the application seeing them;
+//    which the switch forwards here without the application seeing them, as regions of the
+//    endpoint base (tlm/endpoint_base.h) over the function whose config space the
+//    application serves;
 //  - the VQ objects and their lifecycle (UNCREATED, CREATED, CONFIGURED, STARTED, ENABLED,
 //    DISABLED, STOPPED, DESTROYED), each change logged ("vq_state") and traced per queue;
 //  - the datapath on split rings in host memory, every byte by DMA (split_ring.h):
@@ -27,14 +29,11 @@
 #include <string>
 #include <vector>
 
-#include "function.h"
-#include "msix.h"
-#include "net_end.h"
-#include "port.h"
-#include "requester.h"
-#include "sim_context.h"
-#include "split_ring.h"
-#include "timed_queue.h"
+#include "net/net_end.h"
+#include "tlm/endpoint_base.h"
+#include "tlm/function.h"
+#include "tlm/sim_context.h"
+#include "vnet/split_ring.h"
 
 namespace dpusim::vnet {
 
@@ -49,7 +48,7 @@ struct CtrlReq {
   std::vector<uint8_t> data;
 };
 
-class VnetEndpoint : public sc_core::sc_module, public net::NetEnd {
+class VnetEndpoint : public pcie::EndpointBase, public net::NetEnd {
  public:
   // `fn` is the endpoint's host-visible function (its config space holds the MSI-X capability
   // at `msix_cap`, Command.BME and the captured BDF); `speed_mbps` reads the link speed the
@@ -57,9 +56,7 @@ class VnetEndpoint : public sc_core::sc_module, public net::NetEnd {
   VnetEndpoint(sc_core::sc_module_name name, pcie::SimContext& ctx, unsigned index, unsigned num_vqs,
                pcie::Function& fn, uint16_t msix_cap, std::function<uint64_t()> speed_mbps);
 
-  pcie::Port port;
-  pcie::Requester& requester() { return requester_; }
-  pcie::Msix& msix() { return *msix_; }
+  pcie::Requester& requester() { return dma(); }
   unsigned index() const { return index_; }
 
   // The offload engine, as the application drives it.
@@ -115,8 +112,10 @@ class VnetEndpoint : public sc_core::sc_module, public net::NetEnd {
   void set_state(Vq& vq, VqState s);
   bool running(const Vq& vq) const;
   bool is_cvq(unsigned q) const { return cvq_ && q == cvq_index_; }
-  void receive(pcie::Tlp& t);
-  void serve(const tlp::Header& h, std::vector<uint8_t> payload);
+  // The application's switch forwards what lies in BAR0 as the host programmed it (its Memory
+  // Space Enable is the application's to check, not firmware's).
+  std::optional<pcie::BarHit> decode(uint64_t address) const override;
+  uint64_t bar_size(unsigned bar) const override;  // BAR0's, which the application emulates
   void kick(unsigned q);
 
   // datapath.cpp
@@ -131,12 +130,7 @@ class VnetEndpoint : public sc_core::sc_module, public net::NetEnd {
   void device_error(Vq& vq, const std::string& reason);
   unsigned steer(const std::vector<uint8_t>& frame) const;
 
-  pcie::SimContext& ctx_;
   unsigned index_;
-  pcie::Function& fn_;
-  pcie::Requester requester_;
-  pcie::TimedQueue later_;
-  std::unique_ptr<pcie::Msix> msix_;
   std::function<uint64_t()> speed_mbps_;
   std::vector<std::unique_ptr<Vq>> vqs_;
   bool started_ = false, enabled_ = false, error_ = false;

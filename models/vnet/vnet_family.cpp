@@ -1,7 +1,9 @@
-#include "vnet_family.h"
+#include "tlm/timing.h"
+#include "vnet/vnet_family.h"
 
-#include "ep_image.h"
-#include "virtio_spec.h"
+#include "vnet/ep_image.h"
+#include "vnet/virtio_spec.h"
+#include "vnet/vnet_trace.h"
 
 namespace dpusim::vnet {
 
@@ -10,12 +12,13 @@ std::unique_ptr<platform::FamilyInstance> VnetConfig::build(const platform::Fami
 }
 
 VnetInstance::VnetInstance(pcie::SimContext& ctx, const VnetOptions& options, const AcgSpec& acg) {
+  add_trace_rules(ctx.trace_rules);
   // SystemC modules live until the process exits (the kernel keeps pointers to them).
   app_ = new VnetApp("switch", ctx, options, acg);
   for (unsigned i = 0; i < unsigned(options.num_ep); ++i) {
     const std::string n = std::to_string(i);
-    auto* link = new pcie::Link(("link_dsp" + n).c_str(), ctx, pcie::TimingId::link_dsp_gen,
-                                pcie::TimingId::link_dsp_width, [this, i] { return int(app_->dsp(i).secondary()); });
+    auto* link = new pcie::Link(("link_dsp" + n).c_str(), ctx, pcie::timing::link_dsp_gen,
+                                pcie::timing::link_dsp_width, [this, i] { return int(app_->dsp(i).secondary()); });
     VirtioPciDevice& dev = app_->device(i);
     auto* ep = new VnetEndpoint(("ep" + n).c_str(), ctx, i, dev.num_queues(), dev.images.virtio(), VNET_EP_MSIX_CAP,
                                 [&dev] { return uint64_t(virtio::le32(dev.net_config() + virtio::VIRTIO_NET_CFG_SPEED)); });

@@ -11,12 +11,12 @@
 #include <memory>
 #include <vector>
 
-#include "acg.h"
-#include "family.h"
-#include "link.h"
-#include "vnet_app.h"
-#include "vnet_endpoint.h"
-#include "vnet_options.h"
+#include "vnet/acg.h"
+#include "device/family.h"
+#include "tlm/link.h"
+#include "vnet/vnet_app.h"
+#include "vnet/vnet_endpoint.h"
+#include "vnet/vnet_options.h"
 
 namespace dpusim::vnet {
 

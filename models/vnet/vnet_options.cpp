@@ -1,4 +1,4 @@
-#include "vnet_options.h"
+#include "vnet/vnet_options.h"
 
 #include <nlohmann/json.hpp>
 
@@ -6,9 +6,9 @@
 #include <map>
 #include <set>
 
-#include "platform_doc.h"
-#include "virtio_spec.h"
-#include "vnet_layout.h"
+#include "device/doc_error.h"
+#include "vnet/virtio_spec.h"
+#include "vnet/vnet_layout.h"
 
 namespace dpusim::vnet {
 

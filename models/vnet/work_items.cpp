@@ -1,11 +1,11 @@
 // The workqueue's items (vnet-app.md §5.4, §6.1) as the worker runs them, each operation on
 // the offload engine taking its cost from the timing profile (vnet.work.*).
-#include "vnet_app.h"
+#include "vnet/vnet_app.h"
+#include "vnet/vnet_timing.h"
 
 namespace dpusim::vnet {
 
 using namespace dpusim::virtio;
-using pcie::TimingId;
 
 void VnetApp::execute(const WorkItem& it, pcie::Activity& w) {
   const unsigned i = it.device >= 0 ? unsigned(it.device) : 0;
@@ -43,7 +43,7 @@ void VnetApp::engine_start(unsigned i, pcie::Activity& w) {
     return;
   }
   log_.info(kWorkerThread, "Executing offload engine start");
-  w.then(cost(TimingId::vnet_work_engine_start_ps), [this, i] {
+  w.then(cost(vnet::timing::work_engine_start_ps), [this, i] {
     Controller& c = controllers_[i];
     c.engine->engine_start();
     c.offload_engine_started = true;
@@ -56,7 +56,7 @@ void VnetApp::initialize_vqs(unsigned i, pcie::Activity& w) {
   if (!c.offload_engine_started || c.vqs_created || c.cleanup_running) return;
   // All RX/TX VQs for the maximum, then the CVQ only when MQ was negotiated.
   for (unsigned q = 0; q < 2 * c.max_queue_pairs; ++q)
-    w.then(cost(TimingId::vnet_work_vq_create_ps), [this, i, q] { controllers_[i].engine->vq_create(q); });
+    w.then(cost(vnet::timing::work_vq_create_ps), [this, i, q] { controllers_[i].engine->vq_create(q); });
   w.then([this, i, &w] {
     Controller& c = controllers_[i];
     c.vqs_created = true;
@@ -67,7 +67,7 @@ void VnetApp::initialize_vqs(unsigned i, pcie::Activity& w) {
       return;
     }
     const unsigned cvq = 2 * devices_[i]->max_queue_pairs();
-    w.then(cost(TimingId::vnet_work_vq_create_ps), [this, i, cvq] {
+    w.then(cost(vnet::timing::work_vq_create_ps), [this, i, cvq] {
       Controller& c = controllers_[i];
       c.engine->vq_create(cvq);
       c.cvq_created = true;
@@ -83,7 +83,7 @@ void VnetApp::initialize_io_ctx(unsigned i, pcie::Activity& w) {
   // diagnostics never run for such a device.
   if (!c.mq_negotiated || c.cleanup_running || !c.vqs_created) return;
   log_.info(kWorkerThread, "Initializing IO context for CVQ command handling");
-  w.then(cost(TimingId::vnet_work_io_ctx_create_ps), [this, i] {
+  w.then(cost(vnet::timing::work_io_ctx_create_ps), [this, i] {
     Controller& c = controllers_[i];
     const std::string io = object_id("io_ctx", i), pe = object_id("worker_pe", i), ctrl = object_id("controller", i);
     log_.info(kWorkerThread, "IO context created: %s", io.c_str());
@@ -98,13 +98,13 @@ void VnetApp::initialize_io_ctx(unsigned i, pcie::Activity& w) {
 
 void VnetApp::set_conf_and_start(unsigned i, unsigned q, const VqShadow& sh, pcie::Activity& a, const char* thread,
                                  bool start) {
-  a.then(cost(TimingId::vnet_work_vq_set_conf_ps), [this, i, q, sh, thread] {
+  a.then(cost(vnet::timing::work_vq_set_conf_ps), [this, i, q, sh, thread] {
     controllers_[i].engine->vq_set_conf(q, VqConf{sh.size, sh.msix, sh.desc, sh.driver, sh.device});
     log_.info(thread, "VQ%d configured: size=%u, msix=%u, desc=0x%lx, driver=0x%lx, device=0x%lx", int(q), sh.size,
               sh.msix, static_cast<unsigned long>(sh.desc), static_cast<unsigned long>(sh.driver),
               static_cast<unsigned long>(sh.device));
   });
-  if (start) a.then(cost(TimingId::vnet_work_vq_start_ps), [this, i, q] { controllers_[i].engine->vq_start(q); });
+  if (start) a.then(cost(vnet::timing::work_vq_start_ps), [this, i, q] { controllers_[i].engine->vq_start(q); });
 }
 
 void VnetApp::vq_config(unsigned i, unsigned q, pcie::Activity& w) {
@@ -157,7 +157,7 @@ void VnetApp::start_and_enable(unsigned i, pcie::Activity& w) {
   // The active data QPs (none while deferred), then the CVQ: set_conf, start, bind.
   const unsigned data_vqs = c.initial_data_qps_deferred ? 0 : 2 * c.num_active_qps;
   for (unsigned q = 0; q < data_vqs; ++q)
-    w.then(cost(TimingId::vnet_work_vq_start_ps), [this, i, q] { controllers_[i].engine->vq_start(q); });
+    w.then(cost(vnet::timing::work_vq_start_ps), [this, i, q] { controllers_[i].engine->vq_start(q); });
   if (c.mq_negotiated && c.cvq_created) {
     set_conf_and_start(i, cvq, dev.shadow(cvq), w, kWorkerThread, true);
     w.then([this, i, cvq] {
@@ -168,7 +168,7 @@ void VnetApp::start_and_enable(unsigned i, pcie::Activity& w) {
     log_.info(kWorkerThread, "All VQs configured and started (engine not yet enabled)");
     log_.info(kWorkerThread, "Enabling VNet offload engine");
   });
-  w.then(cost(TimingId::vnet_work_engine_enable_ps), [this, i] {
+  w.then(cost(vnet::timing::work_engine_enable_ps), [this, i] {
     Controller& c = controllers_[i];
     c.engine->set_features(devices_[i]->negotiated_features());
     c.engine->engine_enable();
@@ -176,7 +176,7 @@ void VnetApp::start_and_enable(unsigned i, pcie::Activity& w) {
     log_.info(kWorkerThread, "VNet offload engine enabled successfully");
   });
   // The VNET counters are created and reset only once the enable has finished.
-  w.then(cost(TimingId::vnet_work_counters_ps), [this, i] {
+  w.then(cost(vnet::timing::work_counters_ps), [this, i] {
     Controller& c = controllers_[i];
     c.counters = true;
     log_.info(kWorkerThread, "VNet offload engine enabled - device ready for DRIVER_OK");
@@ -187,7 +187,7 @@ void VnetApp::start_and_enable(unsigned i, pcie::Activity& w) {
 
 void VnetApp::create_stats_list(unsigned i, pcie::Activity& w) {
   if (!controllers_[i].engine_enabled || controllers_[i].cleanup_running) return;
-  w.then(cost(TimingId::vnet_work_stats_list_ps), [this, i] {
+  w.then(cost(vnet::timing::work_stats_list_ps), [this, i] {
     Controller& c = controllers_[i];
     c.stats_list = true;
     unsigned queues = 0;
@@ -198,7 +198,7 @@ void VnetApp::create_stats_list(unsigned i, pcie::Activity& w) {
 
 void VnetApp::device_reset_work(unsigned i, pcie::Activity& w) {
   // Defined and handled by the application, never submitted by it: the VirtIO register reset.
-  w.then(cost(TimingId::vnet_work_register_reset_ps), [this, i] { devices_[i]->reset_registers(); });
+  w.then(cost(vnet::timing::work_register_reset_ps), [this, i] { devices_[i]->reset_registers(); });
 }
 
 bool VnetApp::ensure_config_msix(unsigned i, const char* thread) {
@@ -242,7 +242,7 @@ void VnetApp::speed_change(unsigned i, uint32_t mbps, pcie::Activity& w) {
     ctx_.event(name(), "config_interrupt").u64("ep", i).boolean("link_up", up).str("msix", outcome);
   };
   bounce(false);
-  w.then(cost(TimingId::vnet_speed_bounce_ps), [this, i, old, mbps, bounce] {
+  w.then(cost(vnet::timing::speed_bounce_ps), [this, i, old, mbps, bounce] {
     put_le32(devices_[i]->net_config() + VIRTIO_NET_CFG_SPEED, mbps);
     bounce(true);
     log_.info(kWorkerThread, "Speed change: done (%u -> %u Mbps)", old, mbps);

@@ -1,6 +1,7 @@
-#include "workqueue.h"
+#include "vnet/workqueue.h"
 
-#include "vnet_layout.h"
+#include "vnet/vnet_layout.h"
+#include "vnet/vnet_timing.h"
 
 namespace dpusim::vnet {
 
@@ -56,7 +57,7 @@ void ConfigWorkqueue::wake() {
   sleeping_ = false;
   ++wake_token_;
   timed_wake_pending_ = false;
-  worker_.then(ctx_.ps(pcie::TimingId::vnet_worker_wakeup_ps), [this] { dequeue(); });
+  worker_.then(ctx_.ps(vnet::timing::worker_wakeup_ps), [this] { dequeue(); });
 }
 
 void ConfigWorkqueue::dequeue() {
@@ -98,7 +99,7 @@ void ConfigWorkqueue::finish() {
   for (auto& fn : waiters) fn();
   if (after_item) after_item(it, false);
   // After every item each worker PE is progressed (WORKER_PE_PROGRESS_PER_ITEM times).
-  worker_.then(ctx_.ps(pcie::TimingId::vnet_worker_progress_ps), [this] {
+  worker_.then(ctx_.ps(vnet::timing::worker_progress_ps), [this] {
     progress_pes(worker_);
     worker_.then([this] { dequeue(); });
   });
@@ -112,7 +113,7 @@ void ConfigWorkqueue::go_idle() {
 void ConfigWorkqueue::pe_activity() {
   if (!sleeping_ || timed_wake_pending_ || shutdown_) return;
   // The worker's timed wait ends every idle_wait after it began; it then progresses the PEs.
-  const uint64_t period = ctx_.timing.get(pcie::TimingId::vnet_worker_idle_wait_ps);
+  const uint64_t period = ctx_.timing.get(vnet::timing::worker_idle_wait_ps);
   const uint64_t now = ctx_.now_ps();
   const uint64_t waited = now - idle_since_ps_;
   const uint64_t periods = waited == 0 ? 1 : waited / period + (waited % period ? 1 : 0);

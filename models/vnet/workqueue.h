@@ -15,10 +15,10 @@
 #include <functional>
 #include <optional>
 
-#include "activity.h"
-#include "app_log.h"
-#include "sim_context.h"
-#include "timed_queue.h"
+#include "tlm/activity.h"
+#include "vnet/app_log.h"
+#include "tlm/sim_context.h"
+#include "tlm/timed_queue.h"
 
 namespace dpusim::vnet {
 

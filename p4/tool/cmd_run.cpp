@@ -10,8 +10,8 @@
 #include "dpusim/p4/engine.h"
 #include "dpusim/p4/pcap.h"
 #include "dpusim/p4/rdma/program.h"
-#include "fp8_impl.h"
 #include "rdma_work.h"
+#include "rtl/fp8_impl.h"
 #include "tool.h"
 
 namespace dpusim::p4::tool {

@@ -9,6 +9,7 @@ host sees it (PCI_POSSIBLE_ERROR).
 from dataclasses import dataclass
 
 from dpusim.bdf import bdf, bdf_str
+from dpusim.futures import Future
 
 OUTCOMES = {0: "SC", 1: "UR", 2: "CRS", 4: "CA", 8: "TIMEOUT"}
 
@@ -53,16 +54,17 @@ class Host:
         self._p = sim.platform
         self.msis = []
         self._msi_waiters = []
+        self._write_watches = {}  # platform watch token -> Future
 
     # ---- config space (ECAM-style: Type 0 to bus 0, Type 1 beyond) -----------------------
     def config_read(self, target, offset, size=4):
         """Future of a Cpl: `size` bytes of config space at `offset` of function `target`."""
-        return self._sim._submit(self._p.config_read(bdf(target), offset, size),
-                                 f"config_read {bdf_str(bdf(target))}+{offset:#x}", _cpl)
+        return self._sim.expect_completion(self._p.config_read(bdf(target), offset, size),
+                                           f"config_read {bdf_str(bdf(target))}+{offset:#x}", _cpl)
 
     def config_write(self, target, offset, value, size=4):
-        return self._sim._submit(self._p.config_write(bdf(target), offset, size, value),
-                                 f"config_write {bdf_str(bdf(target))}+{offset:#x}", _cpl)
+        return self._sim.expect_completion(self._p.config_write(bdf(target), offset, size, value),
+                                           f"config_write {bdf_str(bdf(target))}+{offset:#x}", _cpl)
 
     async def config_read8(self, target, offset):
         return (await self.config_read(target, offset, 1)).value
@@ -86,11 +88,12 @@ class Host:
     def mem_read(self, address, size):
         """Future of a Cpl with `size` bytes read at `address` (split at the host's
         Max_Read_Request_Size)."""
-        return self._sim._submit(self._p.mem_read(address, size), f"mem_read {address:#x}+{size}", _cpl)
+        return self._sim.expect_completion(self._p.mem_read(address, size), f"mem_read {address:#x}+{size}", _cpl)
 
     def mem_write(self, address, data):
         """Posted write; the future is done when the last TLP has left the root complex."""
-        return self._sim._submit(self._p.mem_write(address, bytes(data)), f"mem_write {address:#x}", lambda n: None)
+        return self._sim.expect_completion(self._p.mem_write(address, bytes(data)), f"mem_write {address:#x}",
+                                           lambda n: None)
 
     async def mem_read8(self, address):
         return (await self.mem_read(address, 1)).value
@@ -123,7 +126,7 @@ class Host:
         header = {"type": type}
         for key, value in fields.items():
             header[key] = bdf(value) if key in ("requester", "target") else value
-        return self._sim._submit(self._p.raw(header, bytes(data)), f"raw {type}", _cpl)
+        return self._sim.expect_completion(self._p.raw(header, bytes(data)), f"raw {type}", _cpl)
 
     # ---- host memory (what the CPU sees directly, in zero simulated time) ----------------
     def alloc(self, size, align=4096):
@@ -143,11 +146,15 @@ class Host:
     def wait_write(self, address, size):
         """Future done (with the time) when a device's DMA write next touches [address,
         address + size): what a CPU spinning on that location sees, the moment it lands."""
-        from dpusim.runtime import Future
-
         fut = Future(self._sim, f"host write {address:#x}+{size}")
-        self._sim._memory_watches[self._p.host_watch(address, size)] = fut
+        self._write_watches[self._p.host_watch(address, size)] = fut
         return fut
+
+    def on_memory_write(self, note):
+        """The run loop's delivery of a watched DMA write (a memory_write notification)."""
+        fut = self._write_watches.pop(note.token, None)
+        if fut is not None:
+            fut.set_result(note.time_ps)
 
     # ---- MSI receiver --------------------------------------------------------------------
     def msi_mark(self):
@@ -164,8 +171,6 @@ class Host:
             return ((data is None or m.data == data) and (req is None or m.requester == req)
                     and (address is None or m.address == address))
 
-        from dpusim.runtime import Future
-
         fut = Future(self._sim, f"msi data={data} requester={req}")
         for m in self.msis[start:]:
             if matches(m):
@@ -175,7 +180,8 @@ class Host:
             self._msi_waiters.append((matches, fut))
         return fut if timeout_ps is None else self._sim.timeout(fut, timeout_ps)
 
-    def _msi(self, note):
+    def on_msi(self, note):
+        """The run loop's delivery of an MSI the host received (an msi notification)."""
         m = Msi(note.time_ps, bdf_str(note.token), note.address, note.status & 0xFFFFFFFF)
         self.msis.append(m)
         still = []

@@ -4,6 +4,8 @@ logged, captured); recv() awaits the next frame that reaches the Python end."""
 import collections
 from dataclasses import dataclass
 
+from dpusim.futures import Future
+
 
 @dataclass(frozen=True)
 class Frame:
@@ -26,8 +28,6 @@ class Net:
 
     def recv(self, wire, timeout_ps=None):
         """Future of the next Frame to reach the Python end of `wire`."""
-        from dpusim.runtime import Future
-
         fut = Future(self._sim, f"frame on wire {wire}")
         if self._queues[wire]:
             fut.set_result(self._queues[wire].popleft())
@@ -39,7 +39,8 @@ class Net:
         """Frames that reached the Python end and nobody has received yet."""
         return len(self._queues[wire])
 
-    def _arrived(self, note):
+    def on_frame(self, note):
+        """The run loop's delivery of a frame that reached a Python end (a frame notification)."""
         frame = Frame(note.time_ps, note.token, note.address, bytes(note.data))
         waiters = self._waiters[note.token]
         while waiters:

@@ -56,6 +56,11 @@ class Engine:
     def __init__(self, native_engine):
         self._engine = native_engine
 
+    @property
+    def native_engine(self):
+        """The extension's engine object, for what attaches this program (dpusim.rdma)."""
+        return self._engine
+
     @classmethod
     def load(cls, json_text, policy="device"):
         engine, code, message = native().p4.load(json_text, policy)

@@ -20,7 +20,7 @@ picoseconds; nothing here reads a clock.
 from dataclasses import dataclass
 from typing import Sequence
 
-from dpusim import native
+from dpusim import native, p4
 
 _rdma = native().rdma
 
@@ -136,8 +136,7 @@ class RdmaPath:
 
     def attach(self, engine):
         """Attach a program (None detaches). Raises dpusim.p4.LoadError for one the path refuses."""
-        from dpusim import p4
-        ok, code, message = self._path.attach(None if engine is None else engine._engine)
+        ok, code, message = self._path.attach(None if engine is None else engine.native_engine)
         if not ok:
             self._engine = None
             raise p4.LoadError(code, message)

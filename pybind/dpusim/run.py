@@ -15,6 +15,8 @@ import sys
 import traceback
 from dataclasses import dataclass, field
 
+from dpusim.errors import ScenarioFailed
+
 DEFAULT_PLATFORM = {"topology": {"endpoints": 4}}
 
 
@@ -60,10 +62,6 @@ class RunResult:
         return "ok"
 
 
-class ScenarioFailed(AssertionError):
-    pass
-
-
 def platform_doc(platform, seed):
     doc = dict(DEFAULT_PLATFORM if platform is None else platform)
     if seed is not None:
@@ -72,13 +70,15 @@ def platform_doc(platform, seed):
     return doc
 
 
-def run(scenario, platform=None, seed=None, out=None, fork=True):
+def run(scenario, platform=None, seed=None, out=None, fork=True, trace=False):
     """Runs `scenario` (an ``async def f(sim)``) on a platform built from `platform` (a dict;
     `seed` overrides its seed). Outputs go to directory `out` (created; events.jsonl, waves.vcd,
-    one pcap per wire) or stay in memory. Returns a RunResult."""
+    one pcap per wire, and trace.json with `trace`) or stay in memory. Returns a RunResult."""
     doc = platform_doc(platform, seed)
+    if trace and not out:
+        raise ValueError("a trace is written to the output directory: give `out` with trace=True")
     if not fork:
-        return _run_here(scenario, doc, out)
+        return _run_here(scenario, doc, out, trace)
     rfd, wfd = os.pipe()
     sys.stdout.flush()
     sys.stderr.flush()
@@ -87,7 +87,7 @@ def run(scenario, platform=None, seed=None, out=None, fork=True):
         os.close(rfd)
         code = 0
         try:
-            res = _run_here(scenario, doc, out)
+            res = _run_here(scenario, doc, out, trace)
             try:
                 payload = pickle.dumps(res)
             except Exception:  # an unpicklable scenario result travels as its repr
@@ -118,15 +118,32 @@ def run(scenario, platform=None, seed=None, out=None, fork=True):
                      seed=doc["seed"])
 
 
-def _run_here(scenario, doc, out):
+REPO_ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+
+
+def doc_search_dirs(scenario):
+    """Where a relative file name in the platform document (a device option such as a P4
+    program) resolves: the folder of the file that defines the scenario, then the repository
+    root."""
+    dirs = []
+    code = getattr(scenario, "__code__", None)
+    if code is not None and os.path.isfile(code.co_filename):
+        dirs.append(os.path.dirname(os.path.abspath(code.co_filename)))
+    if REPO_ROOT not in dirs:
+        dirs.append(REPO_ROOT)
+    return dirs
+
+
+def _run_here(scenario, doc, out, trace=False):
     import _dpusim
 
     from dpusim.runtime import InvariantViolation, Sim
 
     res = RunResult(seed=doc["seed"], out=out)
     text = json.dumps(doc, sort_keys=True)
+    search_dirs = doc_search_dirs(scenario)
     try:
-        _dpusim.platform.validate(text)
+        _dpusim.platform.validate(text, search_dirs)
     except ValueError as e:
         res.doc_error = str(e)
         return res
@@ -136,8 +153,13 @@ def _run_here(scenario, doc, out):
         log_path = os.path.join(out, "events.jsonl")
         vcd_base = os.path.join(out, "waves")
         pcap_dir = out
-    platform = _dpusim.platform.Platform(text, log_path, vcd_base, pcap_dir)
+    trace_path = os.path.join(out, "trace.json") if trace else ""
+    platform = _dpusim.platform.Platform(text, log_path, vcd_base, pcap_dir, search_dirs, trace_path)
     sim = Sim(platform, doc)
+    if trace:
+        from dpusim.trace import trace_host_tasks
+
+        trace_host_tasks(sim)
     try:
         res.result = sim.run(scenario(sim))
     except InvariantViolation as e:

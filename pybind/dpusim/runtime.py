@@ -8,145 +8,24 @@ no SystemC process ever calls into Python. Nothing here reads the wall clock.
 
 This is not asyncio: asyncio's loop keeps wall-clock time. Awaiting an asyncio object inside a
 scenario is an error.
+
+Sim is the loop of dpusim.futures (call_soon, report_unhandled) and routes the platform's
+notifications to the host, the frames and the watched events; the futures, tasks and errors
+themselves live in dpusim.futures and dpusim.errors and are re-exported here.
 """
 import collections
 import heapq
 import json
 import random
 
-from dpusim.bdf import bdf_str
+from dpusim.bdf import bdf, bdf_str
+from dpusim.errors import Cancelled, Deadlock, InvariantViolation, SimError, SimTimeout
+from dpusim.futures import Future, Task
+from dpusim.host import Host
+from dpusim.net import Net
+from dpusim.vnet import command as vnet_command
 
 INF = 2**64 - 1
-
-
-class SimError(Exception):
-    """Base of the runtime's errors."""
-
-
-class InvariantViolation(SimError):
-    """The invariant checker failed the run (the message names the event's time and path)."""
-
-
-class Deadlock(SimError):
-    """Every task waits for something that nothing in the simulation will ever produce."""
-
-
-class SimTimeout(SimError):
-    """An awaited operation did not finish within the simulated time it was given."""
-
-
-class Cancelled(BaseException):
-    """Thrown into a task that was cancelled (by a timeout, or explicitly)."""
-
-
-class Future:
-    """A value that will exist at some simulated time."""
-
-    __slots__ = ("_sim", "done", "_value", "_exc", "_callbacks", "label")
-
-    def __init__(self, sim, label=""):
-        self._sim = sim
-        self.done = False
-        self._value = None
-        self._exc = None
-        self._callbacks = []
-        self.label = label
-
-    def set_result(self, value):
-        if self.done:
-            return
-        self.done = True
-        self._value = value
-        self._schedule_callbacks()
-
-    def set_exception(self, exc):
-        if self.done:
-            return
-        self.done = True
-        self._exc = exc
-        self._schedule_callbacks()
-
-    def _schedule_callbacks(self):
-        callbacks, self._callbacks = self._callbacks, []
-        for cb in callbacks:
-            self._sim._call_soon(cb, self)
-
-    def add_done_callback(self, cb):
-        if self.done:
-            self._sim._call_soon(cb, self)
-        else:
-            self._callbacks.append(cb)
-
-    def result(self):
-        if not self.done:
-            raise SimError(f"future {self.label!r} is not done")
-        if self._exc is not None:
-            raise self._exc
-        return self._value
-
-    def __await__(self):
-        if not self.done:
-            yield self
-        return self.result()
-
-
-class Task(Future):
-    """A coroutine running on simulated time."""
-
-    __slots__ = ("_coro", "name", "_cancel_pending")
-
-    def __init__(self, sim, coro, name):
-        super().__init__(sim, name)
-        self._coro = coro
-        self.name = name
-        self._cancel_pending = False
-        sim._call_soon(self._step, None, None)
-
-    def cancel(self):
-        """Throws Cancelled into the task at its next step."""
-        if not self.done:
-            self._cancel_pending = True
-            self._sim._call_soon(self._step, None, Cancelled())
-
-    def _wakeup(self, fut):
-        if self.done:
-            return
-        if fut._exc is not None:
-            self._step(None, fut._exc)
-        else:
-            self._step(fut._value, None)
-
-    def _step(self, value, exc):
-        if self.done:
-            return
-        sim = self._sim
-        sim._current = self
-        try:
-            if exc is not None:
-                yielded = self._coro.throw(exc)
-            else:
-                yielded = self._coro.send(value)
-        except StopIteration as stop:
-            self.set_result(stop.value)
-            return
-        except Cancelled as c:
-            self.set_exception(c)
-            return
-        except BaseException as e:  # noqa: B902 - a task's failure is reported, never swallowed
-            had_waiters = bool(self._callbacks)
-            self.set_exception(e)
-            if not had_waiters:
-                sim._unhandled(self, e)
-            return
-        finally:
-            sim._current = None
-        if not isinstance(yielded, Future):
-            self._sim._call_soon(
-                self._step, None,
-                TypeError(f"task {self.name!r} awaited {yielded!r}, which is not a dpusim awaitable "
-                          "(asyncio objects keep wall-clock time and cannot run here)"))
-            return
-        yielded.add_done_callback(self._wakeup)
 
 
 async def _await(fut):
@@ -157,8 +36,6 @@ class Sim:
     """What a scenario gets: simulated time, tasks, the host, fault injection and the log."""
 
     def __init__(self, platform, doc):
-        from dpusim.host import Host
-
         self.platform = platform
         self.doc = doc
         self.seed = platform.seed()
@@ -172,14 +49,12 @@ class Sim:
         self._watchers = {}
         self._violation = None
         self._unhandled_error = None
-        self._current = None
         self._tasks = []
+        # Sees each task spawn, wait and end (dpusim.trace); None unless the run is traced.
+        self.observer = None
         self.host = Host(self)
         self.faults = Faults(self)
-        from dpusim.net import Net
-
         self.net = Net(self)
-        self._memory_watches = {}
 
     # ---- time and tasks -------------------------------------------------------------------
     @property
@@ -187,8 +62,14 @@ class Sim:
         """Simulated time in picoseconds."""
         return self.platform.now()
 
-    def _call_soon(self, fn, *args):
+    def call_soon(self, fn, *args):
+        """Runs fn(*args) once every callback already ready has run (the futures' loop)."""
         self._ready.append((fn, args))
+
+    def report_unhandled(self, task, exc):
+        """A task failed with nobody awaiting it: the run ends with its error (the first one)."""
+        if self._unhandled_error is None:
+            self._unhandled_error = exc
 
     def sleep(self, ps):
         """A future done after `ps` picoseconds of simulated time."""
@@ -222,10 +103,10 @@ class Sim:
             def cb(fut):
                 if out.done:
                     return
-                if fut._exc is not None:
-                    out.set_exception(fut._exc)
+                if fut.exception() is not None:
+                    out.set_exception(fut.exception())
                     return
-                results[i] = fut._value
+                results[i] = fut.result()
                 left[0] -= 1
                 if left[0] == 0:
                     out.set_result(results)
@@ -244,10 +125,10 @@ class Sim:
         def on_inner(f):
             if out.done:
                 return
-            if f._exc is not None:
-                out.set_exception(f._exc)
+            if f.exception() is not None:
+                out.set_exception(f.exception())
             else:
-                out.set_result(f._value)
+                out.set_result(f.result())
 
         def on_timer(_):
             if out.done:
@@ -268,7 +149,9 @@ class Sim:
         raise TypeError(f"{aw!r} is not awaitable here")
 
     # ---- platform access ------------------------------------------------------------------
-    def _submit(self, token, label, convert):
+    def expect_completion(self, token, label, convert):
+        """A future of the completion of the platform request `token` (what the platform's
+        request call returned), done with convert(notification) when it arrives."""
         fut = Future(self, label)
         self._tokens[token] = (fut, convert)
         return fut
@@ -292,9 +175,7 @@ class Sim:
     def command(self, line):
         """A line on the device application's stdin ("plug 0", "unplug 0", "speed 0 25000"),
         sent now; a future of what it came to (dpusim.vnet.CommandResult)."""
-        from dpusim.vnet import command
-
-        return command(self, line)
+        return vnet_command(self, line)
 
     def set_cost(self, name, value):
         """Overrides a timing-profile parameter from now on (logged as timing_override)."""
@@ -318,10 +199,6 @@ class Sim:
         self.log_event(path, "log", level=level, msg=msg)
 
     # ---- the run loop ---------------------------------------------------------------------
-    def _unhandled(self, task, exc):
-        if self._unhandled_error is None:
-            self._unhandled_error = exc
-
     def _dispatch(self, note):
         kind = note.kind
         if kind == "completion":
@@ -332,13 +209,11 @@ class Sim:
             if fut is not None:
                 fut.set_result(json.loads(note.text))
         elif kind == "msi":
-            self.host._msi(note)
+            self.host.on_msi(note)
         elif kind == "memory_write":
-            fut = self._memory_watches.pop(note.token, None)
-            if fut is not None:
-                fut.set_result(note.time_ps)
+            self.host.on_memory_write(note)
         elif kind == "frame":
-            self.net._arrived(note)
+            self.net.on_frame(note)
         elif kind == "violation":
             if self._violation is None:
                 self._violation = note.text
@@ -387,8 +262,6 @@ class Faults:
         self._sim = sim
 
     def _add(self, action, count, skip, delay_ps, match):
-        from dpusim.bdf import bdf
-
         m = {}
         for key, value in match.items():
             if key in ("requester", "target", "completer"):

@@ -2,6 +2,8 @@
 stdin commands, and read-only views of the model for tests (drivers never use these)."""
 from dataclasses import dataclass
 
+from dpusim.futures import Future
+
 
 @dataclass(frozen=True)
 class CommandResult:
@@ -30,17 +32,15 @@ def command(sim, line):
     """Sends `line` to the application's stdin now; a future of its CommandResult."""
     import _dpusim
 
-    from dpusim.runtime import Future
-
     cid = _dpusim.vnet.command(sim.platform, line)
     done = sim.wait_event("command", path="vnet.main", id=cid)
     out = Future(sim, f"command {line!r}")
 
     def finished(f):
-        if f._exc is not None:
-            out.set_exception(f._exc)
+        if f.exception() is not None:
+            out.set_exception(f.exception())
             return
-        e = f._value
+        e = f.result()
         out.set_result(CommandResult(e["id"], e["line"], e["outcome"],
                                      tuple((x["path"], x["level"], x["msg"]) for x in e["lines"]), e["time_ps"]))
 

@@ -11,8 +11,7 @@ LAUNCHER = os.path.join(ROOT, "dpusim")
 def dpusim(*args, cwd=None):
     p = subprocess.run([LAUNCHER, *args], cwd=cwd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
                        timeout=300)
-    lines = [l for l in p.stdout.splitlines() if not l.startswith("[") and "ninja" not in l]
-    return p.returncode, lines
+    return p.returncode, p.stdout.splitlines()
 
 
 def write(tmp_path, name, text):
@@ -102,3 +101,24 @@ def test_python_command_keeps_cwd_stdin_and_exit_status(tmp_path):
                        text=True, timeout=300)
     assert p.returncode == 7
     assert p.stdout.splitlines() == [str(tmp_path), "from stdin"]
+
+
+def test_run_prints_only_its_own_output_not_the_build(tmp_path):
+    # The launcher builds quietly (build/build.log): stdout and stderr hold the scenario's lines.
+    code, lines = dpusim("run", write(tmp_path, "ok.py", OK), "--out", str(tmp_path / "out"))
+    assert code == 0
+    assert lines[0] == "probing"
+    assert not [l for l in lines if "ninja" in l or l.startswith("[")]
+
+
+def test_bench_help_lists_the_benchmarks():
+    code, lines = dpusim("bench", "--help")
+    assert code == 0
+    assert lines[0].startswith("usage: ./dpusim bench NAME")
+    assert "fabric" in lines[1].split() and "formats" in lines[1].split()
+    code, lines = dpusim("bench", "no_such_bench")
+    assert code == 2
+    names = " ".join(sorted(f[:-3] for f in os.listdir(os.path.join(ROOT, "bench")) if f.endswith(".py")))
+    assert lines == [f"dpusim: no benchmark 'no_such_bench' (benchmarks: {names})"]
+    code, lines = dpusim("bench", "fabric", "--help")
+    assert code == 0 and lines[0].startswith("Fabric benchmark")

@@ -1,6 +1,6 @@
 """DMA across the switch both ways, and MSI-X delivery with masking and the PBA."""
 from dpusim.drivers import testep as tep
-from dpusim.drivers.pci import enumerate as pci_enumerate
+from dpusim.drivers.pci import pci_host_probe
 from dpusim.testing import run_ok
 from dpusim.units import us
 
@@ -8,7 +8,7 @@ PLATFORM = {"topology": {"endpoints": 2}}
 
 
 async def bring_up(sim, slot=0):
-    pci = await pci_enumerate(sim)
+    pci = await pci_host_probe(sim)
     dev = pci.find(f"{2 + slot:02x}:00.0")
     irqs = await pci.alloc_irq_vectors(dev, 4)
     return pci, dev, irqs

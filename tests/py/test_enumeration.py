@@ -5,7 +5,7 @@ import random
 import pytest
 
 from dpusim.bdf import bdf, bdf_str
-from dpusim.drivers.pci import MIB, MMIO32_BASE, MMIO64_BASE, enumerate as pci_enumerate
+from dpusim.drivers.pci import MIB, MMIO32_BASE, MMIO64_BASE, pci_host_probe
 from dpusim.drivers.testep import DEVICE_ID, VENDOR_ID
 from dpusim.testing import run_ok
 
@@ -56,7 +56,7 @@ def check_tree(sim, pci, slots):
 @pytest.mark.parametrize("n", [1, 4, 32])
 def test_enumeration_of_n_endpoints(n):
     async def scenario(sim):
-        pci = await pci_enumerate(sim)
+        pci = await pci_host_probe(sim)
         check_tree(sim, pci, [True] * n)
         assert sum(1 for _ in pci.devices()) == 1 + 2 * n
 
@@ -71,7 +71,7 @@ def test_enumeration_of_a_seeded_sparse_population(seed):
     slots[rng.randrange(n)] = True
 
     async def scenario(sim):
-        pci = await pci_enumerate(sim)
+        pci = await pci_host_probe(sim)
         check_tree(sim, pci, slots)
         eps = [d.bdf for d in pci.devices() if not d.is_bridge]
         assert eps == [f"{2 + i:02x}:00.0" for i, s in enumerate(slots) if s]
@@ -81,7 +81,7 @@ def test_enumeration_of_a_seeded_sparse_population(seed):
 
 def test_switch_ports_get_one_msi_vector_each():
     async def scenario(sim):
-        pci = await pci_enumerate(sim)
+        pci = await pci_host_probe(sim)
         for i, dsp in enumerate(pci.root[0].children):
             cap = dsp.cap(0x05)
             flags = sim.platform.peek_config(f"switch.dsp{i}", cap) >> 16
@@ -90,3 +90,15 @@ def test_switch_ports_get_one_msi_vector_each():
             assert sim.platform.peek_config(f"switch.dsp{i}", cap + 12) & 0xFFFF == dsp.irqs[0]
 
     run_ok(scenario, {"topology": {"endpoints": 2}})
+
+
+def test_the_old_name_enumerate_still_works_as_a_deprecated_alias():
+    import dpusim.drivers.pci as pci
+
+    with pytest.warns(DeprecationWarning, match="dpusim.drivers.pci.enumerate is deprecated: use pci_host_probe"):
+        from dpusim.drivers.pci import enumerate as old
+    assert old is pci_host_probe
+    # It no longer shadows the builtin inside the module or under a star import.
+    assert "enumerate" not in vars(pci)
+    with pytest.raises(AttributeError, match="has no attribute 'enumerate_all'"):
+        pci.enumerate_all

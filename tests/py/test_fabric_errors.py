@@ -2,7 +2,7 @@
 completion timeout at the profile's time, posted writes to nowhere dropped and counted, and bus
 renumbering taking effect at once."""
 from dpusim.bdf import bdf
-from dpusim.drivers.pci import MMIO32_END, enumerate as pci_enumerate
+from dpusim.drivers.pci import MMIO32_END, pci_host_probe
 from dpusim.run import run
 from dpusim.testing import run_ok
 from dpusim.units import ms
@@ -12,7 +12,7 @@ PLATFORM = {"topology": {"slots": [{"kind": "test"}, None]}}
 
 def test_config_read_of_absent_functions_is_ur_with_all_ones():
     async def scenario(sim):
-        await pci_enumerate(sim)
+        await pci_host_probe(sim)
         h = sim.host
         for target in ("02:01.0",   # device 1 below a downstream port (no ARI)
                        "02:00.3",   # a function the endpoint does not have
@@ -35,7 +35,7 @@ def test_config_read_of_absent_functions_is_ur_with_all_ones():
 
 def test_unclaimed_memory_read_is_ur_and_posted_write_is_dropped_and_counted():
     async def scenario(sim):
-        await pci_enumerate(sim)
+        await pci_host_probe(sim)
         nowhere = MMIO32_END - 0x1000  # inside the aperture, outside every window
         cpl = await sim.host.mem_read(nowhere, 8)
         assert cpl.status == "UR" and cpl.data == b"\xff" * 8
@@ -50,7 +50,7 @@ def test_unclaimed_memory_read_is_ur_and_posted_write_is_dropped_and_counted():
 
 def test_completion_timeout_fires_at_the_profile_time():
     async def scenario(sim):
-        await pci_enumerate(sim)
+        await pci_host_probe(sim)
         sim.expect_violation("completion_timeout")
         sim.faults.drop(type="CplD", path="link_host")
         sent = sim.wait_event("tlp", path="link_host", type="CfgRd1", dir="down")
@@ -69,7 +69,7 @@ def test_completion_timeout_fires_at_the_profile_time():
 
 def test_a_completion_after_the_timeout_is_an_unexpected_completion():
     async def scenario(sim):
-        await pci_enumerate(sim)
+        await pci_host_probe(sim)
         sim.set_cost("cpl_timeout_ps", ms(1))
         sim.expect_violation("completion_timeout")
         sim.expect_violation("unexpected_completion")
@@ -86,7 +86,7 @@ def test_a_completion_after_the_timeout_is_an_unexpected_completion():
 
 def test_bus_renumbering_takes_effect_at_once():
     async def scenario(sim):
-        await pci_enumerate(sim)
+        await pci_host_probe(sim)
         h = sim.host
         vendor_device = (await h.config_read("02:00.0", 0)).value
         # Move slot 0's bus from 2 to 0x10 (and widen the USP's range to cover it).
@@ -106,12 +106,12 @@ def test_bus_renumbering_takes_effect_at_once():
 
 def test_raw_tlp_api_sends_what_it_is_given():
     async def scenario(sim):
-        await pci_enumerate(sim)
+        await pci_host_probe(sim)
         cpl = await sim.host.send_tlp("CfgRd1", target="02:00.0", reg=0, first_be=0xF)
         assert cpl.status == "SC" and cpl.value & 0xFFFF == 0x1234
         cpl = await sim.host.send_tlp("CfgRd0", target="00:00.0", reg=0x8, first_be=0xF)
         assert cpl.value >> 8 == 0x060400
-        mem = [d for d in (await pci_enumerate(sim)).devices() if d.bdf == "02:00.0"][0]
+        mem = [d for d in (await pci_host_probe(sim)).devices() if d.bdf == "02:00.0"][0]
         base = next(b.base for b in mem.bars if b.index == 0)
         cpl = await sim.host.send_tlp("MRd", address=base, length=1, first_be=0xF)
         assert cpl.status == "SC" and cpl.value == 0x7E57E9D0
@@ -121,7 +121,7 @@ def test_raw_tlp_api_sends_what_it_is_given():
 
 def test_unexpected_request_type_from_the_host_gets_ur():
     async def scenario(sim):
-        await pci_enumerate(sim)
+        await pci_host_probe(sim)
         cpl = await sim.host.send_tlp("IORd", address=0x1000, length=1, first_be=0xF)
         assert cpl.status == "UR"
 

@@ -2,7 +2,7 @@
 import re
 
 from dpusim.drivers import testep as tep
-from dpusim.drivers.pci import enumerate as pci_enumerate
+from dpusim.drivers.pci import pci_host_probe
 from dpusim.run import run
 from dpusim.units import us
 
@@ -21,7 +21,7 @@ def violation(res, kind):
 
 def test_dropped_completion_fails_the_run_by_timeout():
     async def scenario(sim):
-        await pci_enumerate(sim)
+        await pci_host_probe(sim)
         sim.faults.drop(type="CplD", path="link_dsp0")
         await sim.host.config_read("02:00.0", 0)
         raise AssertionError("not reached: the violation stops the run")
@@ -34,7 +34,7 @@ def test_dropped_completion_fails_the_run_by_timeout():
 
 def test_duplicated_completion_fails_the_run_as_unexpected():
     async def scenario(sim):
-        await pci_enumerate(sim)
+        await pci_host_probe(sim)
         sim.faults.duplicate(type="CplD", path="link_host")
         await sim.host.config_read("02:00.0", 0)
         await sim.sleep(us(1))
@@ -48,7 +48,7 @@ def test_duplicated_completion_fails_the_run_as_unexpected():
 
 def test_type1_config_below_its_target_bus_fails_the_run():
     async def scenario(sim):
-        await pci_enumerate(sim)
+        await pci_host_probe(sim)
         await sim.host.send_tlp("CfgRd1", target="00:00.0", reg=0, first_be=0xF)
 
     res = run(scenario, PLATFORM)
@@ -58,7 +58,7 @@ def test_type1_config_below_its_target_bus_fails_the_run():
 
 def test_dma_outside_host_memory_fails_the_run():
     async def scenario(sim):
-        pci = await pci_enumerate(sim)
+        pci = await pci_host_probe(sim)
         dev = pci.find("02:00.0")
         await tep.start_dma(sim, dev, 0x7000_0000, 0, 64, to_host=True)
         await sim.sleep(us(10))
@@ -72,7 +72,7 @@ def test_dma_outside_host_memory_fails_the_run():
 
 def test_a_declared_violation_is_logged_and_does_not_fail():
     async def scenario(sim):
-        pci = await pci_enumerate(sim)
+        pci = await pci_host_probe(sim)
         sim.expect_violation("dma_outside_memory")
         dev = pci.find("02:00.0")
         await tep.start_dma(sim, dev, 0x7000_0000, 0, 64, to_host=False)

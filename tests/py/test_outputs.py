@@ -7,7 +7,7 @@ import os
 from vcd import read_vcd
 
 from dpusim.cli import load_scenario
-from dpusim.drivers.pci import enumerate as pci_enumerate
+from dpusim.drivers.pci import pci_host_probe
 from dpusim.run import run
 from dpusim.testing import run_ok
 from dpusim.units import ms
@@ -17,7 +17,7 @@ ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)
 
 def test_vcd_shows_dllla_and_slot_bits_at_the_logged_times(tmp_path):
     async def scenario(sim):
-        pci = await pci_enumerate(sim)
+        pci = await pci_host_probe(sim)
         dsp = pci.find("01:00.0")
         cap = dsp.cap(0x10)
         ctl = await sim.host.config_read16(dsp.rid, cap + 0x18)

@@ -3,7 +3,7 @@ Linux's order, the Command Completed waits, the 20 ms / 1 ms / 100 ms / 20 ms wa
 the 5 s button and the 1 s after power off of an unplug, the 1 s "Timeout on hotplug command",
 and the options that make the host misbehave. Times are derived here from the profile and from
 the TLPs of the run, never read back from the driver."""
-from dpusim.drivers.pci import enumerate as pci_enumerate
+from dpusim.drivers.pci import pci_host_probe
 from dpusim.drivers.pciehp import pciehp_probe_all
 from dpusim.testing import run_ok
 from vnet_util import MS, cost, first_time, vnet_platform
@@ -46,7 +46,7 @@ def completed_at(res, request):
 
 
 async def probe(sim, **options):
-    pci = await pci_enumerate(sim)
+    pci = await pci_host_probe(sim)
     return pci, await pciehp_probe_all(sim, pci, **options)
 
 

@@ -25,10 +25,10 @@ DocError = _dpusim.platform.DocError
     ({"topology": {"endpoints": 1}, "tpology": 1}, "$.tpology: unknown key (known: host, outputs, seed, timing, topology, wires)"),
     ({"topology": {"endpoints": 1}, "timing": {"link.host.gen": 7}}, "$.timing.link.host.gen: timing parameter 'link.host.gen' = 7 outside 1..6"),
     ({"topology": {"endpoints": 1}, "timing": {"link.dsp.width": 3}}, "is not a PCIe link width"),
-    ({"topology": {"endpoints": 1}, "timing": {"switch.latency": 3}}, "$.timing.switch.latency: unknown timing parameter (known: link.host.gen"),
+    ({"topology": {"endpoints": 1}, "timing": {"switch.latency": 3}}, "$.timing.switch.latency: unknown timing parameter (known: cpl_timeout_ps, host.mem_read_ps, host.pciehp.button_ps"),
     ({"topology": {"endpoints": 1}, "host": {"max_payload_size": 384}}, "$.host.max_payload_size: 384 is not a power of two"),
     ({"topology": {"endpoints": 1}, "host": {"read_completion_boundary": 96}}, "$.host.read_completion_boundary:"),
-    ({"topology": {"endpoints": 1}, "outputs": {"vcd": "yes"}}, "$.outputs.vcd: must be true or false"),
+    ({"topology": {"endpoints": 1}, "outputs": {"vcd": "yes"}}, "$.outputs.vcd: must be true or false, not \"yes\""),
 ])
 def test_refusals_name_the_field_and_reason(doc, message):
     text = doc if isinstance(doc, str) else json.dumps(doc)

@@ -6,7 +6,7 @@ import math
 
 import pytest
 
-from dpusim.drivers.pci import enumerate as pci_enumerate
+from dpusim.drivers.pci import pci_host_probe
 from dpusim.drivers import testep as tep
 from dpusim.testing import run_ok
 
@@ -26,7 +26,7 @@ def test_config_read_round_trip_time(host, dsp):
                       "link.dsp.gen": dsp[0], "link.dsp.width": dsp[1]}}
 
     async def scenario(sim):
-        await pci_enumerate(sim)
+        await pci_host_probe(sim)
         t0 = sim.now
         cpl = await sim.host.config_read("02:00.0", 0)
         c = sim.cost
@@ -44,7 +44,7 @@ def test_4kib_host_write_pipelines_through_the_switch():
                                                      "link.dsp.gen": 1, "link.dsp.width": 1}}
 
     async def scenario(sim):
-        pci = await pci_enumerate(sim)
+        pci = await pci_host_probe(sim)
         dev = pci.find("02:00.0")
         t0 = sim.now
         await sim.host.mem_write(tep.bar(dev, 2), bytes(4096))

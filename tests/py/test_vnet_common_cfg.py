@@ -1,14 +1,14 @@
 """The endpoint's BAR0 as the application emulates it (vnet-app.md §2.5, §3.4, §5.1): the
 common-config register file and its rules, the net device config, what reads 0xFAFAFAFA, the
 firmware-served MSI-X table."""
-from dpusim.drivers.pci import enumerate as pci_enumerate
+from dpusim.drivers.pci import pci_host_probe
 from dpusim.drivers.virtio_net import virtio_net_devices
 from dpusim.testing import run_ok
 from vnet_util import app_log, msgs, vnet_platform
 
 
 async def bar0(sim):
-    pci = await pci_enumerate(sim)
+    pci = await pci_host_probe(sim)
     (dev, *_) = virtio_net_devices(pci)
     return next(b.base for b in dev.bars if b.index == 0)
 
@@ -40,7 +40,7 @@ def test_common_config_reset_values_and_queue_window():
 
 def test_net_config_of_each_endpoint():
     async def scenario(sim):
-        pci = await pci_enumerate(sim)
+        pci = await pci_host_probe(sim)
         out = []
         for dev in virtio_net_devices(pci):
             b = next(x.base for x in dev.bars if x.index == 0)

@@ -6,7 +6,7 @@ import runpy
 
 import pytest
 
-from dpusim.drivers.pci import enumerate as pci_enumerate
+from dpusim.drivers.pci import pci_host_probe
 from dpusim.drivers.virtio_net import VirtioNet, virtio_net_devices
 from dpusim.testing import run_ok
 from dpusim.vnet import vnet
@@ -60,7 +60,7 @@ def test_two_endpoints_on_one_wire():
 
 def test_receive_fifo_is_bounded_and_overflow_is_counted():
     async def scenario(sim):
-        pci = await pci_enumerate(sim)
+        pci = await pci_host_probe(sim)
         (dev,) = virtio_net_devices(pci)
         early = frame(b"\x02\x00\x00\x00\x00\x09", 0)
         sim.net.send(0, early)                    # before the receive queue exists
@@ -138,7 +138,7 @@ def test_a_malformed_ring_sets_needs_reset_and_raises_the_config_interrupt(kind,
     async def scenario(sim):
         if kind == "outside_memory":
             sim.expect_violation("dma_outside_memory", 1)
-        pci = await pci_enumerate(sim)
+        pci = await pci_host_probe(sim)
         (dev,) = virtio_net_devices(pci)
         net = await BAD['bring_up'](sim, pci, dev)
         status, msi = await BAD['break_ring'](sim, net, kind)
@@ -155,7 +155,7 @@ def test_a_malformed_ring_sets_needs_reset_and_raises_the_config_interrupt(kind,
 
 def test_a_queue_size_of_zero_is_a_device_error_not_a_crash():
     async def scenario(sim):
-        pci = await pci_enumerate(sim)
+        pci = await pci_host_probe(sim)
         (dev,) = virtio_net_devices(pci)
         net = VirtioNet(sim, pci, dev)
         # A driver that shrinks queue 2 to 0 entries after setting it up: the MQ start takes

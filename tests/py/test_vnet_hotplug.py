@@ -2,7 +2,7 @@
 is done by hand with config writes, so each test shows one rule: the slot bits a plug and an
 unplug set, power edges and DLActive, Command Completed, the stdin commands' outcomes and every
 rejection, the plug-ack wait, DSP MSIs over ACG credits and their retry and abandonment."""
-from dpusim.drivers.pci import enumerate as pci_enumerate
+from dpusim.drivers.pci import pci_host_probe
 from dpusim.testing import run_ok
 from dpusim.vnet import vnet
 from vnet_util import MS, app_log, cost, first_time, frame, msgs, vnet_platform
@@ -25,7 +25,7 @@ def hp_platform(num_ep=1, acg=None, **kw):
 
 async def boot(sim, slot_ctl=PCC | HPIE):
     """Enumeration (portdrv gives each port its MSI), then one Slot Control write by hand."""
-    pci = await pci_enumerate(sim)
+    pci = await pci_host_probe(sim)
     await sim.host.config_write16(DSP, SLTCTL, slot_ctl)
     await sim.host.config_write16(DSP, SLTSTA, CC)  # the write's Command Completed
     return pci
@@ -259,7 +259,7 @@ def test_a_credit_goes_only_to_port_msis_never_to_the_endpoints_msix():
     from dpusim.drivers.pciehp import pciehp_probe_all
 
     async def scenario(sim):
-        pci = await pci_enumerate(sim)
+        pci = await pci_host_probe(sim)
         (slot,) = await pciehp_probe_all(sim, pci)
         bound = slot.wait_bound()
         await sim.command("plug 0")

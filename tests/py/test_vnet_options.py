@@ -85,9 +85,9 @@ def test_integer_options_take_command_line_strings_and_the_banner_says_the_queue
 @pytest.mark.parametrize("firmware,message", [
     ([], "$.topology.firmware: must be an object, not array"),
     ({"credits": 1}, "$.topology.firmware.credits: unknown key (known: acg)"),
-    ({"acg": {"capacity": -1}}, "$.topology.firmware.acg.capacity: must be a non-negative integer, not -1"),
-    ({"acg": {"capacity": 65536}}, "$.topology.firmware.acg.capacity: 65536 is over the maximum of 65535"),
-    ({"acg": {"initial": "3"}}, "$.topology.firmware.acg.initial: must be a non-negative integer, not \"3\""),
+    ({"acg": {"capacity": -1}}, "$.topology.firmware.acg.capacity: must not be negative (got -1)"),
+    ({"acg": {"capacity": 65536}}, "$.topology.firmware.acg.capacity: 65536 outside 0..65535"),
+    ({"acg": {"initial": "3"}}, "$.topology.firmware.acg.initial: must be a non-negative integer, not string \"3\""),
     ({"acg": {"refill": 1}}, "$.topology.firmware.acg.refill: must be true or false, not 1"),
     ({"acg": {"grants": {"at_ps": 1}}}, "$.topology.firmware.acg.grants: must be an array of {\"at_ps\": T, \"count\": N}"),
     ({"acg": {"grants": [{"at_ps": 1}]}}, "$.topology.firmware.acg.grants[0]: needs both \"at_ps\" and \"count\""),

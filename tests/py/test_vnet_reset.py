@@ -63,7 +63,6 @@ def test_the_reset_barrier_waits_for_this_devices_running_item_and_blocks_pe1():
         item = sim.wait_event("work_started", type="PCI_CFG_WORK_START_AND_ENABLE")
         task = sim.spawn(bring_up(sim, open_=False), "probe")
         await item
-        from dpusim.drivers.pci import enumerate  # noqa: F401 - the probe task holds the driver
         bar = 0x40_0000_0000  # endpoint 0's BAR0 as enumeration assigns it (the only one)
         await sim.host.mem_write8(bar + VIRTIO_PCI_COMMON_STATUS, 0)
         await sim.wait_event("log", path="vnet.main", msg="VirtIO device reset [finished]")

@@ -3,7 +3,7 @@ finished; the stdin commands behind SPEED_CHANGE and HOTPLUG_EVENT; the slot's p
 and the delayed destroy; the workqueue's shutdown at the end of the run."""
 import struct
 
-from dpusim.drivers.pci import enumerate as pci_enumerate
+from dpusim.drivers.pci import pci_host_probe
 from dpusim.drivers.virtio_regs import VIRTIO_PCI_COMMON_STATUS
 from dpusim.run import run
 from dpusim.testing import run_ok
@@ -35,7 +35,7 @@ HPIE_ABPE_CCIE = 0x0020 | 0x0001 | 0x0010
 
 async def hotplug_life(sim):
     """pciehp's side done by hand: interrupts enabled; plug; power on; unplug; power off."""
-    pci = await pci_enumerate(sim)
+    pci = await pci_host_probe(sim)
     dsp = pci.find(DSP)
     v, h = vnet(sim), sim.host
     await h.config_write16(DSP, SLTCTL, 0x0400 | HPIE_ABPE_CCIE)
@@ -154,7 +154,7 @@ def test_shutdown_discards_queued_items_and_joins_mq_threads():
 
 def test_shutdown_waits_30_s_for_a_pending_unplug():
     async def scenario(sim):
-        pci = await pci_enumerate(sim)
+        pci = await pci_host_probe(sim)
         v, h = vnet(sim), sim.host
         await h.config_write16(DSP, SLTCTL, 0x0400 | HPIE_ABPE_CCIE)
         v.command("plug 0")

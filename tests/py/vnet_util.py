@@ -4,7 +4,7 @@ import math
 
 import _dpusim
 
-from dpusim.drivers.pci import enumerate as pci_enumerate
+from dpusim.drivers.pci import pci_host_probe
 from dpusim.drivers.virtio_net import VirtioNet, ethernet_frame, virtio_net_devices
 
 DEFAULTS = {name: default for name, default, _lo, _hi, _unit in _dpusim.platform.timing_params()}
@@ -55,7 +55,7 @@ def first_time(res, msg, thread=None):
 
 async def bring_up(sim, open_=True):
     """Enumeration, then every endpoint probed in BDF order (and opened)."""
-    pci = await pci_enumerate(sim)
+    pci = await pci_host_probe(sim)
     nets = []
     for dev in virtio_net_devices(pci):
         nets.append(await VirtioNet(sim, pci, dev).probe())

@@ -1,9 +1,9 @@
 // Fp8RtlAdapter (fp8_adapter.h): the clock, the beat driver and the TLM transport of the
 // verilated fp8 unit.
-#include "fp8_adapter.h"
+#include "rtl/fp8/fp8_adapter.h"
 
 #include "Vfp8_unit.h"
-#include "fp8_lanes.h"
+#include "rtl/fp8/fp8_lanes.h"
 
 namespace dpusim::rtl {
 

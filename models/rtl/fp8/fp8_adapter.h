@@ -29,7 +29,7 @@
 #include <tlm_utils/peq_with_cb_and_phase.h>
 #include <tlm_utils/simple_target_socket.h>
 
-#include "fp8_job_extension.h"
+#include "rtl/fp8/fp8_job_extension.h"
 
 namespace dpusim::rtl {
 

@@ -1,5 +1,5 @@
 // Elements in memory to lanes and back, and the codec's length rules for a job (fp8_lanes.h).
-#include "fp8_lanes.h"
+#include "rtl/fp8/fp8_lanes.h"
 
 namespace dpusim::rtl {
 

@@ -1,6 +1,6 @@
 // RtlFp8Backend (rtl_backend.h): jobs to the adapter over TLM, with the kernel run here when
 // nothing else runs it.
-#include "rtl_backend.h"
+#include "rtl/fp8/rtl_backend.h"
 
 #include <stdexcept>
 

@@ -20,7 +20,7 @@
 #include <string>
 
 #include "dpusim/p4/rdma/fp8_backend.h"
-#include "fp8_adapter.h"
+#include "rtl/fp8/fp8_adapter.h"
 
 namespace dpusim::rtl {
 

@@ -1,6 +1,7 @@
 """A Linux-like PCI enumeration driver (drivers/pci/probe.c, setup-bus.c, msi/msi.c).
 
-enumerate() does what Linux does at boot, in its order:
+pci_host_probe() does what Linux's (drivers/pci/probe.c) does at boot, in its order: scan the
+root bus, size and assign the resources, add the devices (their drivers bind):
   - depth-first bus numbering: a bridge gets secondary = last bus + 1, subordinate 0xff while
     its bus is scanned, then the last bus found below it (at least one bus below a hot-plug
     port, pci_hotplug_bus_size = 1); only device 0 is scanned below a downstream port
@@ -18,6 +19,7 @@ enumerate() does what Linux does at boot, in its order:
 It returns the tree of PciDev. alloc_irq_vectors() programs MSI-X through the table in the BAR
 as msix_capability_init does.
 """
+import warnings
 from dataclasses import dataclass, field
 
 from dpusim.bdf import bdf, bdf_str
@@ -102,6 +104,7 @@ class PciHost:
         self.root = []          # functions on bus 0
         self.next_irq = FIRST_IRQ_DATA
         self.cpus = sim.doc.get("host", {}).get("cpus", 4)
+        self.slot_names = set()  # the hot-plug slots' names (drivers/pci/slot.c)
 
     def devices(self):
         for d in self.root:
@@ -110,6 +113,15 @@ class PciHost:
     def find(self, target):
         rid = bdf(target)
         return next((d for d in self.devices() if d.rid == rid), None)
+
+    def make_slot_name(self, name):
+        """pci_create_slot's make_slot_name: the slot's name, or with "-1", "-2"... when it
+        is taken; the name is then taken."""
+        new, dup = name, 1
+        while new in self.slot_names:
+            new, dup = f"{name}-{dup}", dup + 1
+        self.slot_names.add(new)
+        return new
 
     # -- config helpers -----------------------------------------------------------------------
     async def read(self, rid, off, size=4):
@@ -419,7 +431,7 @@ class PciHost:
                                         PCI_MSIX_ENTRY_CTRL_MASKBIT)
 
 
-async def enumerate(sim, enable=True):
+async def pci_host_probe(sim, enable=True):
     """Enumerates the hierarchy from bus 0 as Linux does at boot; returns the PciHost whose
     `root` is the list of functions on bus 0 (each with its subtree)."""
     host = PciHost(sim)
@@ -445,3 +457,14 @@ async def enumerate(sim, enable=True):
     sim.log(f"PCI: enumeration done, {sum(1 for _ in host.devices())} functions, last bus {last:02x}",
             path="host.pci")
     return host
+
+
+def __getattr__(name):
+    """The old public name `enumerate`, kept working as a deprecated alias of pci_host_probe:
+    served on lookup (PEP 562) so that it shadows the builtin neither here nor under a star
+    import."""
+    if name == "enumerate":
+        warnings.warn("dpusim.drivers.pci.enumerate is deprecated: use pci_host_probe", DeprecationWarning,
+                      stacklevel=2)
+        return pci_host_probe
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -32,7 +32,8 @@ from dpusim.drivers.pci_regs import *  # noqa: F403 - the register names are the
 from dpusim.drivers.pciehp_ctrl import CtrlOps
 from dpusim.drivers.pciehp_hpc import (BLINKINGOFF_STATE, BLINKINGON_STATE, MS, OFF_STATE, ON_STATE,  # noqa: F401
                                        POWEROFF_STATE, POWERON_STATE, STATE_NAMES, HpcOps)
-from dpusim.runtime import Future
+from dpusim.drivers.virtio_net import VIRTIO_NET_DEVICE_ID, VIRTIO_VENDOR_ID, VirtioNet
+from dpusim.futures import Future
 
 
 def _flag(x, y):
@@ -121,7 +122,7 @@ class Controller(HpcOps, CtrlOps):
             if not await self.pciehp_card_present_or_link_active() and poweron:
                 await self.pcie_disable_notification()
                 await self.pciehp_power_off_slot()
-        self.slot_name = self._make_slot_name(str((c & PCI_EXP_SLTCAP_PSN) >> 19))
+        self.slot_name = self.pci.make_slot_name(str((c & PCI_EXP_SLTCAP_PSN) >> 19))
         # pcie_init_notification: pciehp_request_irq, then pcie_enable_notification.
         self.irq = self.port.irqs[0]
         self.sim.spawn(self._irq_handler(), f"pciehp-irq {self.port.bdf}")
@@ -131,17 +132,6 @@ class Controller(HpcOps, CtrlOps):
             self.enable_slot_status_poll(self.poll_ps)
         await self.pciehp_check_presence()
         return self
-
-    def _make_slot_name(self, name):
-        """pci_create_slot's make_slot_name: a taken name gets "-1", "-2"..."""
-        if not hasattr(self.sim, "_pci_slot_names"):
-            self.sim._pci_slot_names = set()
-        taken = self.sim._pci_slot_names
-        new, dup = name, 1
-        while new in taken:
-            new, dup = f"{name}-{dup}", dup + 1
-        taken.add(new)
-        return new
 
     # ---- for scenarios --------------------------------------------------------------------
     def wait_bound(self):
@@ -160,8 +150,6 @@ class Controller(HpcOps, CtrlOps):
 
 async def _bind_virtio_net(sim, pci, dev):
     """pci_bus_add_device -> virtio_pci_probe (pci_enable_device, pci_set_master) -> virtnet_probe."""
-    from dpusim.drivers.virtio_net import VIRTIO_NET_DEVICE_ID, VIRTIO_VENDOR_ID, VirtioNet
-
     if (dev.vendor, dev.device) != (VIRTIO_VENDOR_ID, VIRTIO_NET_DEVICE_ID):
         return None
     await pci.enable_device(dev)

@@ -3,7 +3,8 @@ drivers/pci/pci.c): Slot Control commands and their Command Completed waits, slo
 status, the interrupt handler and the IRQ thread, the link and device checks of a power-on.
 A mixin of dpusim.drivers.pciehp.Controller, which holds the state it uses."""
 from dpusim.drivers.pci_regs import *  # noqa: F403 - the register names are the vocabulary here
-from dpusim.runtime import Future, SimTimeout
+from dpusim.errors import SimTimeout
+from dpusim.futures import Future
 
 OFF_STATE, BLINKINGON_STATE, BLINKINGOFF_STATE, POWERON_STATE, POWEROFF_STATE, ON_STATE = range(6)
 STATE_NAMES = ["OFF_STATE", "BLINKINGON_STATE", "BLINKINGOFF_STATE", "POWERON_STATE", "POWEROFF_STATE",

@@ -5,8 +5,8 @@
 
 #include <gtest/gtest.h>
 
-#include "fp8_lanes.h"
 #include "formats/formats.h"
+#include "rtl/fp8/fp8_lanes.h"
 
 namespace dpusim::rtl::test {
 

@@ -7,9 +7,9 @@
 #include <gtest/gtest.h>
 #include <tlm_utils/simple_initiator_socket.h>
 
-#include "fp8_adapter.h"
 #include "fp8_cases.h"
-#include "fp8_lanes.h"
+#include "rtl/fp8/fp8_adapter.h"
+#include "rtl/fp8/fp8_lanes.h"
 
 namespace dpusim::rtl::test {
 namespace {

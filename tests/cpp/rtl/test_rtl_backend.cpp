@@ -3,9 +3,9 @@
 // cycle count in the Decision, and the implementations by name (fp8_impl.h).
 #include <gtest/gtest.h>
 
-#include "fp8_impl.h"
 #include "rdma_test_util.h"
-#include "rtl_backend.h"
+#include "rtl/fp8/rtl_backend.h"
+#include "rtl/fp8_impl.h"
 
 namespace dpusim::rtl::test {
 namespace {

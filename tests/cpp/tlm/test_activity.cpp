@@ -8,8 +8,8 @@
 #include <string>
 #include <vector>
 
-#include "activity.h"
-#include "timed_queue.h"
+#include "tlm/activity.h"
+#include "tlm/timed_queue.h"
 
 using namespace dpusim::pcie;
 using namespace sc_core;

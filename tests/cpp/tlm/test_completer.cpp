@@ -4,7 +4,7 @@
 #include <numeric>
 #include <vector>
 
-#include "completer.h"
+#include "tlm/completer.h"
 
 using namespace dpusim::pcie;
 namespace tlp = dpusim::tlp;

@@ -2,9 +2,9 @@
 // lists (PCIe r5.0 §7.4, §7.5.1).
 #include <gtest/gtest.h>
 
-#include "capabilities.h"
-#include "config_space.h"
-#include "pci_regs.h"
+#include "tlm/capabilities.h"
+#include "tlm/config_space.h"
+#include "tlm/pci_regs.h"
 
 using namespace dpusim::pcie;
 using namespace dpusim::pci;

@@ -2,8 +2,8 @@
 // violation naming the counts.
 #include <gtest/gtest.h>
 
-#include "event_log.h"
-#include "invariants.h"
+#include "tlm/event_log.h"
+#include "tlm/invariants.h"
 
 using namespace dpusim::pcie;
 

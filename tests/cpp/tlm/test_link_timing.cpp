@@ -7,10 +7,11 @@
 
 #include <vector>
 
-#include "link.h"
-#include "port.h"
-#include "requester.h"
-#include "sim_context.h"
+#include "tlm/timing.h"
+#include "tlm/link.h"
+#include "tlm/port.h"
+#include "tlm/requester.h"
+#include "tlm/sim_context.h"
 
 using namespace dpusim::pcie;
 using namespace sc_core;
@@ -33,7 +34,7 @@ struct Bench {
   std::vector<uint64_t> arrivals_down, arrivals_up;
 
   Bench(unsigned gen, unsigned width)
-      : link("link", ctx, TimingId::link_host_gen, TimingId::link_host_width, [] { return 0; }),
+      : link("link", ctx, timing::link_host_gen, timing::link_host_width, [] { return 0; }),
         writer("writer", ctx, [this](Tlp& t) { return upper.send(t); }, [] { return uint16_t(0x0100); }) {
     ctx.log.open_memory();
     ctx.timing.set("link.host.gen", gen);

@@ -3,7 +3,7 @@
 
 #include <vector>
 
-#include "tlp.h"
+#include "tlm/tlp.h"
 
 using namespace dpusim::tlp;
 

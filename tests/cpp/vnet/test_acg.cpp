@@ -4,8 +4,8 @@
 
 #include <nlohmann/json.hpp>
 
-#include "acg.h"
-#include "platform_doc.h"
+#include "vnet/acg.h"
+#include "platform/platform_doc.h"
 
 using namespace dpusim::vnet;
 using nlohmann::json;

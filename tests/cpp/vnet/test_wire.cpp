@@ -7,7 +7,7 @@
 #include <iterator>
 #include <vector>
 
-#include "wire.h"
+#include "net/wire.h"
 
 using namespace dpusim::net;
 

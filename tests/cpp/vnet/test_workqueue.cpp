@@ -8,7 +8,8 @@
 #include <string>
 #include <vector>
 
-#include "workqueue.h"
+#include "vnet/vnet_timing.h"
+#include "vnet/workqueue.h"
 
 using namespace dpusim::vnet;
 using namespace sc_core;
@@ -51,8 +52,8 @@ TEST(Workqueue, EveryWorkTypeIsQueuedStartedAndFinishedInFifoOrder) {
   }
   sc_start(sc_time(1, SC_SEC));
   const std::string log = b.ctx.log.take_memory();
-  const uint64_t wake = b.ctx.timing.get(dpusim::pcie::TimingId::vnet_worker_wakeup_ps);
-  const uint64_t progress = b.ctx.timing.get(dpusim::pcie::TimingId::vnet_worker_progress_ps);
+  const uint64_t wake = b.ctx.timing.get(dpusim::vnet::timing::worker_wakeup_ps);
+  const uint64_t progress = b.ctx.timing.get(dpusim::vnet::timing::worker_progress_ps);
   const auto started = lines_with(log, "\"event\":\"work_started\"");
   const auto finished = lines_with(log, "\"event\":\"work_finished\"");
   ASSERT_EQ(started.size(), kWorkTypes);

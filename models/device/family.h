@@ -3,7 +3,7 @@
 // topology of test endpoints behind the generic switch needs no family; a family replaces
 // that switch and those endpoints with its own, below the same host and host link.
 //
-// A family is registered once in families.cpp. The document selects it with
+// A family is registered once in models/platform/families.cpp. The document selects it with
 //   "topology": {"family": NAME, "options": {...}, "firmware": {...}}
 // and the family parses its options (and its firmware parameters) (refusing bad ones with the JSON path and its own
 // message), says how many endpoints and network ports it has, and builds a FamilyInstance.
@@ -19,19 +19,16 @@
 #include <string>
 #include <vector>
 
-#include "function.h"
-#include "link.h"
-#include "net_end.h"
-#include "sim_context.h"
+#include "tlm/function.h"
+#include "tlm/link.h"
+#include "net/net_end.h"
+#include "tlm/sim_context.h"
 
 namespace dpusim::platform {
 
-struct PlatformSpec;
-
-// What a family builds with: the context and the platform spec (host parameters).
+// What a family builds with.
 struct FamilyBuild {
   pcie::SimContext& ctx;
-  const PlatformSpec& spec;
 };
 
 // The device side of a running platform.
@@ -68,7 +65,7 @@ struct DeviceFamily {
   const char* summary;
   // Parses the options object and the firmware object (the device side's own parameters,
   // empty when the document gives none) of the topology at JSON path `topology_path`
-  // ("$.topology"); throws DocError naming "<topology_path>.options.<key>" or
+  // ("$.topology"); throws DocError (doc_error.h) naming "<topology_path>.options.<key>" or
   // "<topology_path>.firmware.<key>".
   std::shared_ptr<const FamilyConfig> (*parse)(const nlohmann::json& options, const nlohmann::json& firmware,
                                                const std::string& topology_path);

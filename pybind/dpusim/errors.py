@@ -1,0 +1,26 @@
+"""The errors of a dpusim run, in a module that imports nothing of the package, so the runtime,
+the host, the drivers and the test helpers all raise and catch the same classes by type."""
+
+
+class SimError(Exception):
+    """Base of the runtime's errors."""
+
+
+class InvariantViolation(SimError):
+    """The invariant checker failed the run (the message names the event's time and path)."""
+
+
+class Deadlock(SimError):
+    """Every task waits for something that nothing in the simulation will ever produce."""
+
+
+class SimTimeout(SimError):
+    """An awaited operation did not finish within the simulated time it was given."""
+
+
+class Cancelled(BaseException):
+    """Thrown into a task that was cancelled (by a timeout, or explicitly)."""
+
+
+class ScenarioFailed(AssertionError):
+    """A run that was expected to succeed did not (RunResult.check): the message says why."""

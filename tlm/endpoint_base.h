@@ -1,0 +1,106 @@
+// The endpoint base: what every PCIe endpoint function of the platform is built on, in the
+// spirit of libsystemctlm-soc's pci_device_base, so that no device model decodes TLPs itself.
+//
+// An EndpointBase is one function behind one port (PCIe r5.0 §2.2, §7.5.1). It owns
+//  - the port, and the receive path: completions go to the DMA requester at once; every
+//    request is served after the device's own service time (a TimingParam of the device), in
+//    arrival order;
+//  - config requests (Type 0 CfgRd/CfgWr for its function number) served from its Function's
+//    config space, which captures the routing ID; other function numbers get UR;
+//  - memory requests decoded against its BARs (Command.MSE, BAR sizes) and dispatched to the
+//    BAR regions the device registered, with offsets relative to each region: a region's read
+//    callback fills the bytes (none: they read 0), its write callback takes them (none: the
+//    write is logged `write_ignored`); a request outside every enabled BAR, or running past
+//    the end of its BAR, gets UR (a write is dropped and logged);
+//  - the MSI-X table and PBA as BAR regions (tlm/msix.h), with delivery as a posted write
+//    through the DMA requester;
+//  - the DMA requester (tags, MPS/MRRS splitting, completion timeout), following the
+//    function's Device Control.
+// A device adds its registers and memories as regions and its behaviour in their callbacks.
+//
+// The function may be the endpoint's own or one owned elsewhere: an emulated function whose
+// config space a firmware application serves (models/vnet) hands its Function in, and only
+// memory requests for the regions firmware serves reach the endpoint.
+#pragma once
+
+#include <systemc>
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "tlm/function.h"
+#include "tlm/msix.h"
+#include "tlm/port.h"
+#include "tlm/requester.h"
+#include "tlm/sim_context.h"
+#include "tlm/timed_queue.h"
+#include "tlm/timing.h"
+
+namespace dpusim::pcie {
+
+// A range of one BAR and what accesses to it do. Offsets passed to the callbacks are relative
+// to the region's start; an access is dispatched to the region holding its first byte and may
+// run past the region's end (the callback decides what that means).
+struct BarRegion {
+  std::string name;  // for the log: "regs", "msix_table", "doorbells"...
+  unsigned bar = 0;
+  uint64_t offset = 0, size = 0;
+  std::function<void(uint64_t off, uint8_t* out, size_t n)> read;         // null: reads 0
+  std::function<void(uint64_t off, const uint8_t* in, size_t n)> write;   // null: ignored, logged
+};
+
+class EndpointBase : public sc_core::sc_module {
+ public:
+  // `fn`: the function's config space (see the header comment); `service`: the time from a
+  // request's arrival to its service.
+  EndpointBase(sc_core::sc_module_name name, SimContext& ctx, Function& fn, const TimingParam& service);
+
+  Port port;
+  Function& function() { return fn_; }
+  const Function& function() const { return fn_; }
+  Requester& dma() { return dma_; }
+
+  // Adds a region (regions of one BAR must not overlap; throws std::logic_error if they do).
+  void add_region(BarRegion r);
+  // Creates the MSI-X vectors of the capability at `cap` with the table and PBA in `bar` at
+  // those offsets, as two regions: by default exactly the table's and the PBA's bytes; a device
+  // that reserves a larger window for either gives its size (accesses in the window past the
+  // structure are refused by Msix and logged `msix_bad_access`).
+  Msix& add_msix(uint16_t cap, unsigned vectors, unsigned bar, uint64_t table_offset, uint64_t pba_offset,
+                 uint64_t table_window = 0, uint64_t pba_window = 0);
+  Msix& msix() { return *msix_; }
+  bool has_msix() const { return msix_ != nullptr; }
+  // Raises an MSI-X vector: "sent", "pending", "disabled", "no_bus_master" (tlm/msix.h).
+  const char* raise_msix(unsigned vector) { return msix_->raise(vector); }
+
+ protected:
+  // Where a memory request lands: the function's enabled BARs by default.
+  virtual std::optional<BarHit> decode(uint64_t address) const { return fn_.decode(address); }
+  // The size of a BAR, which no access may run past: the function's BAR sizing by default.
+  virtual uint64_t bar_size(unsigned bar) const { return fn_.bar_size(bar); }
+  // The words a request the endpoint cannot serve is logged with ("the test endpoint").
+  std::string unsupported_by = "the endpoint";
+
+  SimContext& ctx_;
+  TimedQueue later_;
+
+ private:
+  void receive(Tlp& t);
+  void serve(const tlp::Header& h, std::vector<uint8_t> payload);
+  void serve_config(const tlp::Header& h, const std::vector<uint8_t>& payload);
+  void serve_memory(const tlp::Header& h, const std::vector<uint8_t>& payload);
+  void unsupported(const tlp::Header& h, const char* reason);
+  const BarRegion* region_at(unsigned bar, uint64_t offset) const;
+
+  Function& fn_;
+  const TimingParam& service_;
+  Requester dma_;
+  std::vector<BarRegion> regions_;
+  std::unique_ptr<Msix> msix_;
+};
+
+}  // namespace dpusim::pcie
