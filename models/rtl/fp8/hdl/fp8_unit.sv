@@ -15,9 +15,9 @@
 // Each beat carries its own op and formats, so consecutive beats may differ.
 //
 // Flow control is a pipeline that moves as a whole: it advances unless the output holds a beat
-// the sink is not taking, so s_ready = !(m_valid && !m_ready), combinationally from m_ready. A
-// source that waits for s_ready before raising s_valid is fine; a sink must not wait for
-// s_valid before raising m_ready (it would never see one).
+// the sink is not taking, so s_ready = !(m_valid && !m_ready), combinationally from m_ready;
+// neither s_ready nor m_valid looks at s_valid. The one rule for the surroundings: m_ready must
+// not depend combinationally on s_ready, which would close a loop through the unit.
 //
 // Reset (rst, synchronous, active high) empties the pipeline; data registers are not reset.
 module fp8_unit
