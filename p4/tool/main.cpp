@@ -2,7 +2,8 @@
 //
 //   check PROG.json                       load and validate as the ionic device does (its fp8_unit
 //                                         extern, the rdma_metadata rules); one-line summary
-//   run PROG.json [--entries UPDATES.json] [--in0 HOST.pcap] [--in1 UPLINK.pcap] --out DIR
+//   run PROG.json [--entries UPDATES.json] [--in0 HOST.pcap] [--in1 UPLINK.pcap]
+//       [--rdma WORK.json] [--fp8-impl cpp|rtl] [--fp8-clock-ps PS] --out DIR
 //   stf PROG.json TEST.stf                run a p4c STF test in v1model port mode
 //   switch PROG.json -i P@NAME ... --use-files [N] [--commands FILE]
 //                                         simple_switch in file mode (NAME_in.pcap -> NAME_out.pcap)
@@ -30,7 +31,8 @@ namespace {
 
 int usage() {
   std::cerr << "usage: dpusim p4 check PROG.json\n"
-               "       dpusim p4 run PROG.json [--entries UPDATES.json] [--in0 HOST.pcap] [--in1 UPLINK.pcap] --out DIR\n"
+               "       dpusim p4 run PROG.json [--entries UPDATES.json] [--in0 HOST.pcap] [--in1 UPLINK.pcap]\n"
+               "                         [--rdma WORK.json] [--fp8-impl cpp|rtl] [--fp8-clock-ps PS] --out DIR\n"
                "       dpusim p4 stf PROG.json TEST.stf\n"
                "       dpusim p4 switch PROG.json -i PORT@NAME ... --use-files [N] [--commands FILE] [--after FILE] [--seed S]\n"
                "       dpusim p4 bench [--frames N] [--seed S]\n";

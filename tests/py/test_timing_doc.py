@@ -46,7 +46,9 @@ def test_every_parameter_is_documented_with_its_default():
 
 def test_every_documented_parameter_exists():
     known = {name for name, *_ in _dpusim.platform.timing_params()}
-    stale = sorted(set(documented()) - known)
+    # The RTL blocks' parameters exist only in a build with the RTL (docs/cosim.md).
+    optional = set() if _dpusim.build_options["DPUSIM_RTL"] else {n for n in documented() if n.startswith("rtl.")}
+    stale = sorted(set(documented()) - known - optional)
     assert not stale, f"docs/timing.md lists parameters no model declares: {stale}"
 
 
