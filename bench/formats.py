@@ -8,9 +8,16 @@ import sys
 
 BUILD = os.environ.get("DPUSIM_BUILD_DIR", os.path.join(os.environ["DPUSIM_ROOT"], "build"))
 
-if __name__ == "__main__":
-    exe = os.path.join(BUILD, "bench", "dpusim-bench-formats")
+
+def exec_native(program, doc):
+    """Replaces this process with build/bench/PROGRAM and the command line's arguments (--help:
+    prints `doc`). The front of every benchmark written in C++."""
+    exe = os.path.join(BUILD, "bench", program)
     if "-h" in sys.argv[1:] or "--help" in sys.argv[1:]:
-        print(__doc__)
+        print(doc)
         sys.exit(0)
     os.execv(exe, [exe] + sys.argv[1:])
+
+
+if __name__ == "__main__":
+    exec_native("dpusim-bench-formats", __doc__)

@@ -47,7 +47,7 @@ Engine* policy() {
 void set_entry(Engine& e, std::uint8_t opcode, std::uint8_t kind, std::uint8_t op, std::uint8_t fmt) {
   TableUpdate u;
   u.table = "ingress.rdma_policy";
-  u.match.push_back({"meta.rdma_metadata.opcode", std::to_string(opcode), std::nullopt, std::nullopt});
+  u.match.push_back({"meta.rdma_metadata.opcode", std::to_string(opcode), std::nullopt, std::nullopt, std::nullopt});
   UpdateError err;
   u.type = UpdateType::kDelete;
   e.update(u, &err);  // absent is fine

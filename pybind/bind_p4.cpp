@@ -8,6 +8,7 @@
 #include <memory>
 #include <string>
 
+#include "dpusim/p4/cli.h"
 #include "dpusim/p4/engine.h"
 #include "dpusim/p4/rdma/program.h"
 #include "dpusim/p4/stf.h"
@@ -29,6 +30,14 @@ std::string value_text(const py::handle& v, const char* what) {
   throw py::type_error(std::string(what) + " must be a string (\"0x..\" or decimal) or an int");
 }
 
+std::uint32_t id_of(const py::handle& v, const char* what) {
+  std::string text = value_text(v, what);
+  Value n;
+  std::uint64_t x = 0;
+  if (!parse_number(text, &n) || !n.fits_u64(&x) || x > 0xffffffffu) throw py::value_error(std::string(what) + " must be a 32-bit number");
+  return static_cast<std::uint32_t>(x);
+}
+
 TableUpdate to_update(const py::dict& r) {
   TableUpdate u;
   std::string type = r.contains("type") ? r["type"].cast<std::string>() : "INSERT";
@@ -37,15 +46,26 @@ TableUpdate to_update(const py::dict& r) {
   else if (type == "DELETE") u.type = UpdateType::kDelete;
   else if (type == "DEFAULT") u.type = UpdateType::kDefault;
   else throw py::value_error("update type must be INSERT, MODIFY, DELETE or DEFAULT, not " + type);
-  u.table = r["table"].cast<std::string>();
-  if (r.contains("action")) u.action = r["action"].cast<std::string>();
+  if (r.contains("action_profile")) u.action_profile = r["action_profile"].cast<std::string>();
+  if (r.contains("table")) u.table = r["table"].cast<std::string>();
+  else if (u.action_profile.empty()) throw py::key_error("an update names a 'table' or an 'action_profile'");
+  if (r.contains("member") && !r["member"].is_none()) u.member = id_of(r["member"], "member");
+  if (r.contains("group") && !r["group"].is_none()) u.group = id_of(r["group"], "group");
+  if (r.contains("members"))
+    for (const py::handle& m : r["members"].cast<py::list>()) u.members.push_back(id_of(m, "member"));
+  if (r.contains("action") && !r["action"].is_none()) u.action = r["action"].cast<std::string>();
   if (r.contains("priority") && !r["priority"].is_none()) u.priority = r["priority"].cast<std::int64_t>();
   if (r.contains("match"))
     for (const py::handle& mh : r["match"].cast<py::list>()) {
       py::dict m = mh.cast<py::dict>();
       MatchField mf;
       mf.field = m["field"].cast<std::string>();
-      mf.value = value_text(m["value"], "match value");
+      if (m.contains("low") || m.contains("high")) {
+        mf.value = value_text(m["low"], "range low");
+        mf.high = value_text(m["high"], "range high");
+      } else {
+        mf.value = value_text(m["value"], "match value");
+      }
       if (m.contains("prefix_len") && !m["prefix_len"].is_none()) mf.prefix_len = m["prefix_len"].cast<int>();
       if (m.contains("mask") && !m["mask"].is_none()) mf.mask = value_text(m["mask"], "match mask");
       u.match.push_back(std::move(mf));
@@ -86,8 +106,32 @@ DPUSIM_PYBIND(p4) {
       .def("update",
            [](Engine& e, const py::dict& record) {
              UpdateError err;
-             if (e.update(to_update(record), &err)) return py::make_tuple(true, "", "");
-             return py::make_tuple(false, update_code_name(err.code), err.message);
+             std::uint32_t handle = 0;
+             if (e.update(to_update(record), &err, &handle)) return py::make_tuple(true, "", "", handle);
+             return py::make_tuple(false, update_code_name(err.code), err.message, 0);
+           })
+      .def("run",
+           [](Engine& e, std::uint32_t port, const py::bytes& frame, std::uint64_t time_ns) {
+             std::string data = frame;
+             const RunResult& r = e.run(port, reinterpret_cast<const std::uint8_t*>(data.data()), data.size(), time_ns);
+             py::list outputs, digests;
+             for (const OutputPacket& o : r.outputs)
+               outputs.append(py::make_tuple(o.port, py::bytes(reinterpret_cast<const char*>(o.data), o.size), o.instance_type));
+             for (const DigestMessage& d : r.digests) {
+               py::list fields;
+               for (const auto& [name, value] : d.fields) fields.append(py::make_tuple(name, value.to_hex()));
+               digests.append(py::make_tuple(d.list, fields));
+             }
+             return py::make_tuple(outputs, digests, r.logs, r.drops, drop_reason_name(r.first_drop), r.fault ? r.fault : "");
+           })
+      .def("set_seed", &Engine::set_seed)
+      .def("objects",
+           [](const Engine& e) {
+             py::list out;
+             for (const ObjectDesc& o : e.describe_objects())
+               out.append(py::dict(py::arg("name") = o.name, py::arg("kind") = o.kind, py::arg("size") = o.size,
+                                   py::arg("width") = o.width, py::arg("table") = o.table));
+             return out;
            })
       .def("process",
            [](Engine& e, std::uint32_t port, const py::bytes& frame) {
@@ -116,6 +160,8 @@ DPUSIM_PYBIND(p4) {
                d["max_size"] = t.max_size;
                d["entries"] = t.entries;
                d["immutable"] = t.immutable;
+               d["action_profile"] = t.action_profile;
+               d["selector"] = t.selector;
                out.append(d);
              }
              return out;
@@ -123,6 +169,14 @@ DPUSIM_PYBIND(p4) {
       .def("run_stf", [](Engine& e, const std::string& text) {
         StfOutcome o = run_stf(e, text);
         return py::make_tuple(o.passed, o.message, o.packets, o.expects);
+      });
+  // simple_switch_CLI's commands on an engine; it keeps the handles the commands print.
+  py::class_<SwitchCli>(m, "Cli")
+      .def(py::init<Engine&>(), py::keep_alive<1, 2>())
+      .def("execute", [](SwitchCli& c, const std::string& line) {
+        std::string out, error;
+        bool ok = c.execute(line, &out, &error);
+        return py::make_tuple(ok, out, error);
       });
   // (engine, "", "") or (None, code, message).
   auto loaded = [](std::unique_ptr<Engine> e, const LoadError& err) {

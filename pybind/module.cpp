@@ -4,6 +4,7 @@
 #include <string>
 
 #include "module_registry.h"
+#include "rtl/fp8_impl.h"
 
 namespace dpusim::pybind {
 namespace {
@@ -25,6 +26,10 @@ PYBIND11_MODULE(_dpusim, m) {
   // SystemC prints its banner on stdout when its kernel starts; a run's stdout is its own.
   setenv("SYSTEMC_DISABLE_COPYRIGHT_MESSAGE", "1", 1);
   m.doc() = "dpusim native core (SystemC/TLM platform, P4 engine, numeric formats)";
+  // The CMake options this build was configured with that change what exists (tests skip on them).
+  pybind11::dict options;
+  options["DPUSIM_RTL"] = dpusim::rtl::fp8_impl_available(dpusim::rtl::kFp8ImplRtl);
+  m.attr("build_options") = options;
   for (const auto& [name, bind] : dpusim::pybind::registry()) {
     auto sub = m.def_submodule(name.c_str());
     bind(sub);

@@ -1,4 +1,4 @@
-"""The application's latent hazard (vnet-app.md §12), reproduced and caught.
+"""The application's latent hazard (docs/vnet.md), reproduced and caught.
 
 Two endpoints in static mode: probing endpoint 1, the driver's first control request makes the
 worker sleep 400 ms (the one-time delay of a controller whose data queue pairs are deferred).

@@ -13,6 +13,16 @@ void Activity::then(const sc_time& delay, Fn fn) {
   kick();
 }
 
+void Activity::then_if(std::function<bool()> guard, const sc_time& delay, Fn fn) {
+  Step s{delay, std::move(fn), std::move(guard)};
+  if (running_) {
+    inserted_.push_back(std::move(s));
+    return;
+  }
+  steps_.push_back(std::move(s));
+  kick();
+}
+
 void Activity::resume() {
   suspended_ = false;
   kick();
@@ -26,12 +36,15 @@ void Activity::wait_until(std::function<bool()> ready, const sc_time& poll) {
 }
 
 void Activity::kick() {
-  if (running_ || scheduled_ || suspended_ || steps_.empty()) return;
+  if (running_ || scheduled_ || suspended_) return;
+  // Guarded steps whose guard fails now are skipped here, taking no time.
+  while (!steps_.empty() && steps_.front().guard && !steps_.front().guard()) steps_.pop_front();
+  if (steps_.empty()) return;
   scheduled_ = true;
   queue_.at(steps_.front().delay, [this] {
     scheduled_ = false;
     run_front();
-  });
+  }, queue_.tie_key());
 }
 
 void Activity::run_front() {
@@ -42,7 +55,6 @@ void Activity::run_front() {
   running_ = false;
   for (auto it = inserted_.rbegin(); it != inserted_.rend(); ++it) steps_.push_front(std::move(*it));
   inserted_.clear();
-  if (steps_.empty() && !suspended_ && on_idle) on_idle();
   kick();
 }
 

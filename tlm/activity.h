@@ -6,6 +6,11 @@
 // queued, as a subroutine's statements run before the caller's next ones. A step may also
 // suspend the thread (it waits for a resume(), as on a condition variable) or make it wait
 // until a condition holds (polled, as a sleep-and-check loop is).
+//
+// A step may be guarded (then_if): its guard is evaluated when the step is reached, and a
+// false guard skips it, its delay included, at once. A firmware flow of the form
+//   if (x) { op(); }   // op takes its cost
+// is then one line of a flat step list, as the C it models reads.
 #pragma once
 
 #include <systemc>
@@ -29,6 +34,8 @@ class Activity {
   // Runs `fn` `delay` after the previous step (now, if the thread is idle).
   void then(const sc_core::sc_time& delay, Fn fn);
   void then(Fn fn) { then(sc_core::SC_ZERO_TIME, std::move(fn)); }
+  // As then(), when `guard()` holds at the moment the step is reached; skipped otherwise.
+  void then_if(std::function<bool()> guard, const sc_core::sc_time& delay, Fn fn);
   // Blocks the thread after the current step until resume().
   void suspend() { suspended_ = true; }
   void resume();
@@ -37,13 +44,12 @@ class Activity {
 
   bool idle() const { return steps_.empty() && inserted_.empty() && !running_ && !scheduled_; }
   bool suspended() const { return suspended_; }
-  // Called whenever the thread runs out of steps (it may add more).
-  Fn on_idle;
 
  private:
   struct Step {
     sc_core::sc_time delay;
     Fn fn;
+    std::function<bool()> guard;  // empty: always runs
   };
   void kick();
   void run_front();

@@ -73,7 +73,10 @@ class EndpointBase : public sc_core::sc_module {
   // `later_` in tlp mode. A device's delays inside DMA completions go through here.
   template <typename Fn>
   void after(const sc_core::sc_time& delay, Fn fn) {
-    if (dma_.fidelity() != Fidelity::Lt) return later_.at(delay, std::move(fn));
+    if (dma_.fidelity() != Fidelity::Lt) {
+      later_.at(delay, std::move(fn));
+      return;
+    }
     const uint64_t due = dma_.local_ps() + delay.value();
     if (dma_.runs_now(due)) return dma_.run_now(due, fn);
     dma_.post_local(delay, std::move(fn));

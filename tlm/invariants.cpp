@@ -43,6 +43,7 @@ void InvariantChecker::request_sent(uint64_t time_ps, unsigned requester, const 
     ++outstanding_count_;
   }
   r.serial[h.tag] = serial;
+  r.sent_ps[h.tag] = time_ps;
 }
 
 bool InvariantChecker::completion_arrived(uint64_t time_ps, unsigned requester, const tlp::Header& h,
@@ -100,6 +101,53 @@ void InvariantChecker::check_frame_conservation(uint64_t time_ps, uint64_t in_fl
     violation(time_ps, "checker", "frame_conservation",
               "sent " + std::to_string(frames_sent_) + " != received " + std::to_string(frames_received_) +
                   " + dropped " + std::to_string(dropped) + " + in flight " + std::to_string(in_flight));
+}
+
+}  // namespace dpusim::pcie
+
+namespace dpusim::pcie {
+
+void InvariantChecker::check_outstanding(uint64_t time_ps, uint64_t timeout_ps) {
+  for (const Requester& r : requesters_)
+    for (unsigned tag = 0; tag < 256; ++tag)
+      if (r.serial[tag] != 0 && time_ps - r.sent_ps[tag] > timeout_ps)
+        violation(time_ps, r.path, "request_never_completed",
+                  "request TLP #" + std::to_string(r.serial[tag]) + " tag " + std::to_string(tag) + " sent at " +
+                      std::to_string(r.sent_ps[tag]) + " ps got neither a completion nor its completion timeout");
+}
+
+void InvariantChecker::credits_granted(const std::string& pool, uint64_t n) { credits_[pool] += int64_t(n); }
+
+void InvariantChecker::credits_discarded(uint64_t time_ps, const std::string& pool, uint64_t n) {
+  int64_t& c = credits_[pool];
+  c -= int64_t(n);
+  if (c < 0)
+    violation(time_ps, pool, "credits_negative",
+              "discarding " + std::to_string(n) + " credits left the pool at " + std::to_string(c));
+}
+
+void InvariantChecker::credit_spent(uint64_t time_ps, const std::string& pool) {
+  int64_t& c = credits_[pool];
+  --c;
+  if (c < 0) violation(time_ps, pool, "credits_negative", "a credit was spent with none granted and held");
+}
+
+int64_t InvariantChecker::credits(const std::string& pool) const {
+  auto it = credits_.find(pool);
+  return it == credits_.end() ? 0 : it->second;
+}
+
+void InvariantChecker::generation_bumped(const std::string& object, uint64_t generation) {
+  generations_[object] = generation;
+}
+
+void InvariantChecker::work_started(uint64_t time_ps, const std::string& path, const std::string& object,
+                                    uint64_t generation, const std::string& what) {
+  auto it = generations_.find(object);
+  if (it == generations_.end() || it->second == generation) return;
+  violation(time_ps, path, "work_on_reset_generation",
+            what + " of " + object + " started with generation " + std::to_string(generation) +
+                " after a reset moved it to generation " + std::to_string(it->second));
 }
 
 }  // namespace dpusim::pcie

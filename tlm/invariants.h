@@ -9,7 +9,15 @@
 //  - a completion timeout is itself a violation ("completion_timeout"): a healthy fabric
 //    answers every request;
 //  - frames are conserved ("frame_conservation"): at the end of the run, every frame that
-//    entered a wire was received by a consumer, dropped and counted, or is still in flight.
+//    entered a wire was received by a consumer, dropped and counted, or is still in flight;
+//  - no request is left without a completion or a timeout ("request_never_completed"): at the
+//    end of the run, a non-posted request still outstanding past its completion timeout was
+//    lost by whoever owed it an answer;
+//  - credits never go negative ("credits_negative"): a pool (ACG credits, say) never spends
+//    more than it was granted and still holds;
+//  - no work runs on a reset generation ("work_on_reset_generation"): a work item of an object
+//    whose generation has since been bumped by a reset must not start;
+//  - liveness (tlm/liveness.h, "liveness_stall"): a state with a bound ends within it.
 // Models add their own kinds through violation() (a device's service bound, a liveness rule).
 // A scenario entitled to cause one (a test of UR, of timeouts) declares it expected; an expected
 // violation is logged as such and does not fail the run.
@@ -62,6 +70,20 @@ class InvariantChecker {
   const std::map<std::string, uint64_t>& frame_drops() const { return frames_dropped_; }
   // At the end of the run, with the frames components still hold (on wires, in queues).
   void check_frame_conservation(uint64_t time_ps, uint64_t in_flight);
+  // At the end of the run: requests sent more than `timeout_ps` ago and still outstanding.
+  void check_outstanding(uint64_t time_ps, uint64_t timeout_ps);
+
+  // A credit pool named `pool` (a component path): credits granted, spent and discarded.
+  void credits_granted(const std::string& pool, uint64_t n);
+  void credits_discarded(uint64_t time_ps, const std::string& pool, uint64_t n);
+  void credit_spent(uint64_t time_ps, const std::string& pool);
+  int64_t credits(const std::string& pool) const;
+
+  // Reset generations: `object` (a device's path) is now at `generation`; work of `object`
+  // carrying an older generation then must not start (`what` names the work).
+  void generation_bumped(const std::string& object, uint64_t generation);
+  void work_started(uint64_t time_ps, const std::string& path, const std::string& object, uint64_t generation,
+                    const std::string& what);
 
   bool failed() const { return failed_; }
   const std::string& first_failure() const { return first_failure_; }
@@ -72,8 +94,11 @@ class InvariantChecker {
   EventLog& log_;
   struct Requester {
     std::string path;
-    uint64_t serial[256] = {};  // serial of the outstanding request per tag, 0 = none
+    uint64_t serial[256] = {};   // serial of the outstanding request per tag, 0 = none
+    uint64_t sent_ps[256] = {};  // when it was sent
   };
+  std::map<std::string, int64_t> credits_;         // pool -> granted - discarded - spent
+  std::map<std::string, uint64_t> generations_;    // object -> current reset generation
   std::vector<Requester> requesters_;
   size_t outstanding_count_ = 0;
   std::map<std::string, uint64_t> expected_;  // kind -> remaining (UINT64_MAX = any)

@@ -2,7 +2,7 @@
 
 namespace dpusim::pcie {
 
-SimContext::SimContext(uint64_t seed) : checker(log), seed_(seed) {
+SimContext::SimContext(uint64_t seed) : explore(seed), checker(log), seed_(seed) {
   log.set_watch_callback([this](uint64_t id, const std::string& line) {
     Notification n(notification::kEvent);
     n.token = id;

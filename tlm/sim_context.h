@@ -1,6 +1,7 @@
 // What every model of one platform shares: the event log, the timing profile, the TLP pool,
-// the invariant checker, the fault injector, the seed, and the queue of notifications for the
-// Python runtime. One per platform (and so one per process).
+// the invariant checker, the fault injector, the seed, the schedule explorer (off unless the
+// run asks for it), and the queue of notifications for the Python runtime. One per platform
+// (and so one per process).
 //
 // Python owns the run loop and no SystemC process calls into Python: a model that has
 // something for Python (a completion it awaits, a watched event, a violation) posts a
@@ -15,11 +16,13 @@
 #include <vector>
 
 #include "tlm/event_log.h"
+#include "tlm/explore.h"
 #include "tlm/faults.h"
 #include "tlm/invariants.h"
 #include "tlm/rng.h"
 #include "tlm/timing.h"
 #include "tlm/tlp_payload.h"
+#include "tlm/trace_rules.h"
 
 namespace dpusim::pcie {
 
@@ -65,9 +68,13 @@ class SimContext {
 
   EventLog log;
   TimingProfile timing;
+  Explorer explore;
   TlpPool pool;
   InvariantChecker checker;
   FaultInjector faults;
+  // How the event stream becomes the trace (trace_rules.h): each model adds its rules when
+  // built, whether or not this run writes a trace.
+  TraceRules trace_rules;
 
   void post(Notification n);
   std::vector<Notification> take_notifications();
@@ -75,7 +82,15 @@ class SimContext {
 
   Event event(std::string_view path, std::string_view name) { return log.event(local_ps(), path, name); }
   Event event(std::string_view path, const EventKind& kind) { return log.event(local_ps(), path, kind); }
-  sc_core::sc_time ps(const TimingParam& p) const { return sc_core::sc_time::from_value(timing.get(p)); }
+  // An event for the trace alone (EventLog::sink_event): inactive unless a trace is written.
+  Event sink_event(std::string_view path, std::string_view name) { return log.sink_event(local_ps(), path, name); }
+  // A latency as a model waits it out now: the profile's value or, under schedule exploration,
+  // a draw within the parameter's declared range (tlm/explore.h).
+  uint64_t latency_ps(const TimingParam& p) {
+    const TimingParamInfo& i = p.info();
+    return explore.latency(i.name, i.explore, timing.get(p), i.min, i.max);
+  }
+  sc_core::sc_time ps(const TimingParam& p) { return sc_core::sc_time::from_value(latency_ps(p)); }
 
  private:
   uint64_t seed_;

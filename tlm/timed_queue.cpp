@@ -4,16 +4,25 @@ namespace dpusim::pcie {
 
 using namespace sc_core;
 
-TimedQueue::TimedQueue(sc_module_name name) : sc_module(name) {
+TimedQueue::TimedQueue(sc_module_name name, Explorer* explorer) : sc_module(name), explorer_(explorer) {
   SC_METHOD(run);
   sensitive << wake_;
   dont_initialize();
 }
 
-void TimedQueue::at(const sc_time& delay, std::function<void()> fn) {
+TimedQueue::Key TimedQueue::at(const sc_time& delay, std::function<void()> fn, uint64_t tie) {
   const uint64_t when = (sc_time_stamp() + delay).value();
-  queue_.push(when, std::move(fn));
+  const Key key = queue_.push(when, std::move(fn), tie);
   wake_.notify(delay);  // an earlier pending notification wins, as it should
+  return key;
+}
+
+void TimedQueue::cancel(const Key& key) {
+  const bool was_front = !queue_.empty() && queue_.next_key() == key;
+  queue_.cancel(key);
+  if (!was_front) return;
+  wake_.cancel();
+  if (!queue_.empty()) wake_.notify(sc_time::from_value(queue_.next_time() - sc_time_stamp().value()));
 }
 
 void TimedQueue::run() {

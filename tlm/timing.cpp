@@ -20,6 +20,10 @@ TimingParam::TimingParam(const TimingParamInfo& info) {
   registry().push_back(info);
 }
 
+TimingParam::TimingParam(const TimingParamInfo& info, const ExploreRange& range) : TimingParam(info) {
+  registry()[index_].explore = range;
+}
+
 const TimingParamInfo& TimingParam::info() const { return registry()[index_]; }
 
 const std::vector<TimingParamInfo>& TimingProfile::params() { return registry(); }
@@ -74,7 +78,8 @@ const TimingParam link_host_gen({"link.host.gen", 4, 1, 6, "PCIe generation"});
 const TimingParam link_host_width({"link.host.width", 16, 1, 32, "lanes", is_link_width, kLinkWidths});
 const TimingParam link_dsp_gen({"link.dsp.gen", 4, 1, 6, "PCIe generation"});
 const TimingParam link_dsp_width({"link.dsp.width", 16, 1, 32, "lanes", is_link_width, kLinkWidths});
-const TimingParam link_propagation_ps({"link.propagation_ps", 2000, 0, 1000000000, "ps"});
+const TimingParam link_propagation_ps({"link.propagation_ps", 2000, 0, 1000000000, "ps"},
+                                      ExploreRange::per_run(50, 200));
 const TimingParam cpl_timeout_ps({"cpl_timeout_ps", 50000000000ull, 1, 100000000000000ull, "ps"});
 const TimingParam lt_quantum_ps({"lt.quantum_ps", 1000000, 0, 1000000000000ull, "ps"});
 }  // namespace timing

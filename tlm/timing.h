@@ -14,6 +14,8 @@
 #include <string>
 #include <vector>
 
+#include "tlm/explore.h"
+
 namespace dpusim::pcie {
 
 struct TimingParamInfo {
@@ -23,6 +25,9 @@ struct TimingParamInfo {
   // Optional: a value in range must also pass this check; `accept_text` says what it wants.
   bool (*accept)(uint64_t value) = nullptr;
   const char* accept_text = nullptr;
+  // Optional: the range schedule exploration may draw this latency from (tlm/explore.h);
+  // none by default, so the parameter stays a constant. docs/timing.md justifies each range.
+  ExploreRange explore = {};
 };
 
 // A parameter as its model holds it: registered (once, at static initialisation) and looked up
@@ -31,6 +36,8 @@ struct TimingParamInfo {
 class TimingParam {
  public:
   explicit TimingParam(const TimingParamInfo& info);
+  // A parameter with an exploration range: TimingParam({"name", ...}, ExploreRange::per_use(50, 200)).
+  TimingParam(const TimingParamInfo& info, const ExploreRange& range);
   TimingParam(const TimingParam&) = delete;
   TimingParam& operator=(const TimingParam&) = delete;
   unsigned index() const { return index_; }

@@ -30,6 +30,8 @@ RootComplex::RootComplex(sc_module_name name, pcie::SimContext& ctx, const HostS
   port.set_dmi_handler([this](tlm::tlm_generic_payload& gp, tlm::tlm_dmi& dmi) { return grant_dmi(gp, dmi); });
   port.set_transport_handler([this](tlm::tlm_generic_payload& gp, sc_time& delay) { transport_msi(gp, delay); });
   memory.on_change = [this](uint64_t start, uint64_t end) { invalidate_dmi(start, end); };
+  // MSIs are instants on the host's own track in the trace.
+  ctx.trace_rules.add(pcie::TraceRule::instant("msi", "host", "MSI", "MSI {requester} {data}"));
   SC_METHOD(run_submissions);
   sensitive << submitted_;
   dont_initialize();

@@ -16,6 +16,14 @@ namespace {
 Platform* g_platform = nullptr;
 bool g_elaborated = false;
 
+// "all", or the knobs of a shrunk exploration, comma-separated.
+std::string explore_knobs_text(const PlatformSpec& spec) {
+  if (!spec.explore_only) return "all";
+  std::string out;
+  for (const auto& k : *spec.explore_only) out += (out.empty() ? "" : ",") + k;
+  return out;
+}
+
 const char* severity_name(sc_severity s) {
   switch (s) {
     case SC_INFO: return "info";
@@ -60,6 +68,7 @@ Platform::Platform(const PlatformSpec& spec, const Outputs& outputs) : spec_(spe
   ctx_ = std::make_unique<pcie::SimContext>(spec.seed);
   pcie::SimContext& ctx = *ctx_;
   for (const auto& [name, value] : spec.timing) ctx.timing.set(name, value);
+  if (spec.explore) ctx.explore.enable(spec.explore_only);
   ctx.log.set_filter(spec.log.mask());
   if (spec.log.level == pcie::LogLevel::None) {
     ctx.log.open_digest();
@@ -67,6 +76,10 @@ Platform::Platform(const PlatformSpec& spec, const Outputs& outputs) : spec_(spe
     ctx.log.open_memory();
   } else {
     ctx.log.open_file(outputs.event_log);
+  }
+  if (!outputs.trace.empty()) {
+    trace_ = std::make_unique<pcie::TraceWriter>(ctx.trace_rules);
+    ctx.log.add_sink(trace_.get());
   }
   {
     std::string kinds;
@@ -76,13 +89,14 @@ Platform::Platform(const PlatformSpec& spec, const Outputs& outputs) : spec_(spe
       for (const auto& s : spec.slots) kinds += (kinds.empty() ? "" : ",") + (s ? s->config->describe() : std::string("empty"));
     }
     const size_t slots = spec.family ? spec.family->endpoints() : spec.slots.size();
-    pcie::Event e = ctx.event("platform", "platform_start");
-    e.u64("seed", spec.seed).u64("slots", slots).str("endpoints", kinds);
-    // Only when not the defaults, so that every run made before they existed keeps its log.
-    // With none, what is hashed is the summary stream, and says so.
-    if (spec.log.level == pcie::LogLevel::None) e.str("log", "summary");
-    else if (spec.log.level != pcie::LogLevel::All || !spec.log.omit.empty()) e.str("log", spec.log.describe());
-    if (spec.fidelity != pcie::Fidelity::Tlp) e.str("fidelity", pcie::fidelity_name(spec.fidelity));
+    pcie::Event start = ctx.event("platform", "platform_start");
+    start.u64("seed", spec.seed).u64("slots", slots).str("endpoints", kinds);
+    if (spec.explore) start.str("explore", explore_knobs_text(spec));  // only then: a nominal log is unchanged
+    // Likewise only when not the defaults, so that every run made before they existed keeps its
+    // log. With none, what is hashed is the summary stream, and says so.
+    if (spec.log.level == pcie::LogLevel::None) start.str("log", "summary");
+    else if (spec.log.level != pcie::LogLevel::All || !spec.log.omit.empty()) start.str("log", spec.log.describe());
+    if (spec.fidelity != pcie::Fidelity::Tlp) start.str("fidelity", pcie::fidelity_name(spec.fidelity));
   }
 
   host_ = new host::RootComplex("host", ctx, spec.host);
@@ -369,10 +383,24 @@ void Platform::finish() {
     ctx_->checker.check_frame_conservation(now_ps(), in_flight);
   }
   for (net::Wire* w : wires_) w->finish();
+  ctx_->checker.check_outstanding(now_ps(), ctx_->timing.get(pcie::timing::cpl_timeout_ps));
+  if (ctx_->explore.enabled()) {
+    pcie::Event e = ctx_->event("platform", "explore");
+    for (const auto& [knob, draws] : ctx_->explore.used()) e.u64(knob, draws);
+  }
   ctx_->event("platform", "platform_end")
       .u64("tlps", ctx_->pool.next_serial() - 1)
       .u64("violations", ctx_->checker.violations())
       .u64("outstanding_np", ctx_->checker.outstanding());
+  if (trace_) {
+    ctx_->log.remove_sink(trace_.get());
+    trace_->finish(now_ps());
+    try {
+      trace_->write(outputs_.trace);
+    } catch (const std::runtime_error& e) {
+      report_failure(e.what());
+    }
+  }
   if (vcd_) {
     sc_close_vcd_trace_file(vcd_);
     vcd_ = nullptr;

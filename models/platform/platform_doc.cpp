@@ -137,6 +137,37 @@ pcie::LogFilter parse_log(const json& v) {
   return f;
 }
 
+// "explore": true | false | {"only": [KNOB, ...]}. A knob is a timing parameter with an
+// exploration range, "ties" (the order of the application threads' same-time steps), or one
+// of the host runtime's ("host.*" that is not a timing parameter, "choice.*"), which the
+// runtime checks itself.
+void parse_explore(const json& e, PlatformSpec& spec) {
+  if (e.is_boolean()) {
+    spec.explore = e.get<bool>();
+    return;
+  }
+  if (!e.is_object()) throw DocError("$.explore", "must be true, false or {\"only\": [knob, ...]}");
+  only_keys(e, "$.explore", {"only"});
+  spec.explore = true;
+  if (!e.contains("only")) return;
+  const json& only = e["only"];
+  if (!only.is_array()) throw DocError("$.explore.only", "must be an array of knob names");
+  std::set<std::string> knobs;
+  for (size_t i = 0; i < only.size(); ++i) {
+    const std::string path = "$.explore.only[" + std::to_string(i) + "]";
+    const std::string k = string_at(only[i], path);
+    const int p = pcie::TimingProfile::find(k);
+    if (p >= 0 && !pcie::TimingProfile::params()[size_t(p)].explore.any())
+      throw DocError(path, "timing parameter '" + k + "' has no exploration range (docs/timing.md)");
+    const bool host_side = k.rfind("choice.", 0) == 0 || (p < 0 && k.rfind("host.", 0) == 0);
+    if (p < 0 && k != "ties" && !host_side)
+      throw DocError(path, "unknown exploration knob '" + k +
+                               "' (a timing parameter with a range, \"ties\", \"host.*\" or \"choice.*\")");
+    knobs.insert(k);
+  }
+  spec.explore_only = std::move(knobs);
+}
+
 // Deepest nesting of objects and arrays, strings skipped.
 size_t nesting_depth(const std::string& text) {
   size_t depth = 0, deepest = 0;
@@ -174,7 +205,7 @@ PlatformSpec parse_platform_doc(const std::string& text, const DocContext& doc_c
     throw DocError("$", std::string("not valid JSON: ") + e.what());
   }
   if (!doc.is_object()) throw DocError("$", "must be a JSON object");
-  only_keys(doc, "$", {"seed", "host", "topology", "timing", "outputs", "wires", "fidelity"});
+  only_keys(doc, "$", {"seed", "host", "topology", "timing", "outputs", "wires", "explore", "fidelity"});
   PlatformSpec spec;
   if (doc.contains("seed")) spec.seed = uint_at(doc["seed"], "$.seed", 0, UINT64_MAX);
 
@@ -226,6 +257,7 @@ PlatformSpec parse_platform_doc(const std::string& text, const DocContext& doc_c
   }
 
   if (doc.contains("wires")) parse_wires(doc["wires"], spec);
+  if (doc.contains("explore")) parse_explore(doc["explore"], spec);
 
   if (doc.contains("outputs")) {
     const json& o = object_at(doc, "outputs", "$");

@@ -8,6 +8,7 @@
 #include <map>
 #include <memory>
 #include <optional>
+#include <set>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -47,6 +48,9 @@ struct PlatformSpec {
   pcie::LogFilter log;  // "outputs": {"log": ...}
   // "fidelity": every endpoint's DMA at the start (tlm/dma.h); a scenario may switch one.
   pcie::Fidelity fidelity = pcie::Fidelity::Tlp;
+  // Schedule exploration (tlm/explore.h): off, on for every knob, or on for the knobs named.
+  bool explore = false;
+  std::optional<std::set<std::string>> explore_only;
 };
 
 // Parses and validates `json_text`. Throws DocError. `doc` says where relative file names in

@@ -1,4 +1,4 @@
-// ACG credits (vnet-app.md §4): in hotplug mode firmware hands the application "credit"
+// ACG credits (vnet_pci_dev_core.c: the ACG credit queue): in hotplug mode firmware hands the application "credit"
 // requests, each a buffer for one upstream Memory Write; the application caches them in a
 // fixed-capacity FIFO and spends one per DSP MSI. What the firmware grants is a platform
 // parameter, so exhaustion can be scripted:
@@ -22,6 +22,9 @@
 #include <vector>
 
 namespace dpusim::vnet {
+
+// The credit pool's name in the invariant checker's ledger ("credits_negative").
+inline constexpr const char* kAcgCreditPool = "vnet.acg";
 
 struct AcgGrant {
   uint64_t at_ps = 0;

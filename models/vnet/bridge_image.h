@@ -1,5 +1,5 @@
-// The configuration images of the application's upstream and downstream ports (vnet-app.md
-// §2.3, write rules §2.6 "Bridges"), on the foundation's config engine: reset values as
+// The configuration images of the application's upstream and downstream ports (pci_spec_tlp.h,
+// vnet_pci_device.c's type-1 emulation and its write masks), on the foundation's config engine: reset values as
 // constexpr tables, write rules as masks, and the application's own quirks as write filters
 // (whole-DW writes, 16-bit halves taken whole) and hooks (the log lines, the slot's power).
 //
@@ -25,7 +25,7 @@ inline constexpr uint16_t TLP_BRIDGE_EXP_CAP = 0x60;
 inline constexpr uint16_t TLP_BRIDGE_EXP_CAP_LEN = 0x3c;  // 0x60..0x9B
 inline constexpr uint16_t TLP_BRIDGE_MSI_CAP_LEN = 0x10;  // what the Express window leaves
 
-// Reset values (§2.3).
+// Reset values.
 inline constexpr uint32_t TLP_BRIDGE_ID = uint32_t(0x10f1) << 16 | 0x1af4;
 inline constexpr uint16_t TLP_BRIDGE_COMMAND_RESET = 0x0400;  // INTx Disable (the source says "BME")
 inline constexpr uint16_t TLP_BRIDGE_STATUS_RESET = 0x0010;
@@ -42,7 +42,7 @@ inline constexpr uint16_t TLP_BRIDGE_PM_PMCSR = 0x0008;
 inline constexpr uint16_t TLP_DSP_MSI_FLAGS = 0x0080;  // 64-bit capable, one vector
 inline constexpr uint16_t TLP_BRIDGE_CTL_MASK = 0x0041;  // parity error response, SBR
 
-// A DSP's slot as the application runs it (§8): what its Slot Control writes do.
+// A DSP's slot as the application runs it (docs/vnet.md, "Hot-plug"): what its Slot Control writes do.
 struct SlotEvents {
   std::function<void(bool on)> power;  // a bit10 edge: true = power on (1 -> 0)
   std::function<void()> command;       // any Slot Control write: Command Completed
@@ -52,7 +52,7 @@ struct SlotEvents {
 void init_usp_image(sw::Bridge& usp, AppLog& log);
 // Lays out DSP `index`'s image (slot powered off, empty).
 void init_dsp_image(sw::Bridge& dsp, unsigned index, AppLog& log, SlotEvents events);
-// Static mode (§2.3): after the EP is created the slot is powered, present, link active.
+// Static mode: after the EP is created the slot is powered, present, link active.
 void dsp_static_power_on(sw::Bridge& dsp, unsigned index, AppLog& log);
 
 // The bus-number DW (0x18) changed: returns the log line the application prints, if any.

@@ -1,117 +1,110 @@
-// CONTROLLER_CLEANUP (vnet-app.md §6.3), also the full teardown at shutdown (destroy_engine),
-// and the deferred initialisation it runs when FEATURES_OK arrived while it was running.
-#include "vnet/vnet_app.h"
+#include "vnet/cleanup.h"
+
+#include "vnet/status_machine.h"
 #include "vnet/vnet_timing.h"
 
 namespace dpusim::vnet {
 
-
-void VnetApp::controller_cleanup(unsigned i, bool destroy_engine, pcie::Activity& a, const char* thread) {
-  Controller& c = controllers_[i];
+void Cleanup::controller_cleanup(unsigned i, bool destroy_engine, pcie::Activity& a, const char* thread) {
+  Controller& c = app_.controllers[i];
   if (c.cleanup_running) {
-    log_.debug(thread, "Cleanup already in progress, skipping");
+    app_.log.debug(thread, "Cleanup already in progress, skipping");
     return;
   }
   c.cleanup_running = true;
   c.deferred_mq.reset();
+  VnetEndpoint& engine = *c.engine;
+  const unsigned n = engine.num_vqs();
+  auto line = [this, thread](const char* text) { return [this, thread, text] { app_.log.info(thread, "%s", text); }; };
+  auto cost = [this](const pcie::TimingParam& p) { return app_.cost(p); };
+  // A guard: VQ q is in one of `states` (a set of VqState bits) when the step is reached.
+  auto in_state = [&engine](unsigned q, unsigned states) {
+    return [&engine, q, states] { return (states >> unsigned(engine.vq_state(q))) & 1u; };
+  };
+  auto bit = [](VqState s) { return 1u << unsigned(s); };
+
   // A running MQ start sees the cancel flag before its next queue pair: the reset waits at
   // most one VQ-start step for it.
-  a.wait_until([this, i] { return controllers_[i].mq_threads == 0; }, cost(vnet::timing::cleanup_poll_ps));
-  a.then([this, i, thread, &a, destroy_engine] {
-    Controller& c = controllers_[i];
-    // Steps 0, 0a, 0b: stats collection stopped, counters and stats list destroyed.
-    if (c.counters) a.then(cost(vnet::timing::work_counters_ps), [&c] { c.counters = false; });
-    if (c.stats_list) a.then(cost(vnet::timing::work_stats_list_ps), [&c] { c.stats_list = false; });
-    if (destroy_engine && c.config_msix) a.then([&c] { c.config_msix.reset(); });  // 0c
-    const unsigned n = c.engine->num_vqs();
-    a.then([this, i, thread, n, &a] {
-      Controller& c = controllers_[i];
-      log_.info(thread, "Cleanup Step 1: Disabling VQs (while engine enabled)...");
-      if (c.engine_enabled)
-        a.then(cost(vnet::timing::work_vq_group_disable_ps), [&c, n] { c.engine->vq_group_disable(0, n - 1); });
-      a.then([this, thread, &c, &a] {
-        log_.info(thread, "Cleanup Step 2: Disabling engine...");
-        if (c.engine_enabled)
-          a.then(cost(vnet::timing::work_engine_disable_ps), [&c] {
-            c.engine->engine_disable();
-            c.engine_enabled = false;
-          });
-      });
-      a.then([this, thread, &c, n, &a] {
-        log_.info(thread, "Cleanup Step 3: Stopping VQs...");
-        c.engine->cvq_unbind();  // the CVQ is flushed and unbound from the IO context first
-        for (unsigned q = 0; q < n; ++q) {
-          const VqState s = c.engine->vq_state(q);
-          if (s == VqState::STARTED || s == VqState::ENABLED || s == VqState::DISABLED)
-            a.then(cost(vnet::timing::work_vq_stop_ps), [&c, q] { c.engine->vq_stop(q); });
-        }
-      });
-      a.then([this, thread, &c, &a] {
-        if (!c.io_ctx_started) return;
-        log_.info(thread, "Cleaning up IO context using worker PE");
-        const int pending = int(c.pe2.size());
-        c.pe2.clear();
-        if (pending > 0) log_.info(thread, "IO context drained to IDLE after %d PE progress calls", pending);
-        else log_.info(thread, "IO context stopped successfully (was already idle)");
-        a.then(cost(vnet::timing::work_io_ctx_destroy_ps), [this, thread, &c] {
-          c.io_ctx_started = false;
-          log_.info(thread, "IO context destroyed");
-        });
-      });
-      a.then([this, thread, &c, n, &a] {
-        log_.info(thread, "Cleanup Step 4: Destroying VQs...");
-        for (unsigned q = 0; q < n; ++q) {
-          const VqState s = c.engine->vq_state(q);
-          if (s != VqState::UNCREATED && s != VqState::DESTROYED)
-            a.then(cost(vnet::timing::work_vq_destroy_ps), [&c, q] { c.engine->vq_destroy(q); });
-        }
-        a.then([&c] { c.vqs_created = c.cvq_created = false; });
-      });
-      a.then([this, thread, &c, &a] {
-        log_.info(thread, "Cleanup Step 5: Stopping engine...");
-        if (c.offload_engine_started)
-          a.then(cost(vnet::timing::work_engine_stop_ps), [&c] {
-            c.engine->engine_stop();
-            c.offload_engine_started = false;
-          });
-      });
-    });
-    if (destroy_engine)
-      a.then([this, thread, &a] {
-        log_.info(thread, "Cleanup Step 6: Destroying offload engine...");
-        a.then(cost(vnet::timing::work_engine_destroy_ps), [] {});
-      });
-    a.then([this, i, thread] {
-      Controller& c = controllers_[i];
-      VirtioPciDevice& dev = *devices_[i];
-      log_.info(thread, "Controller cleanup completed successfully");
-      c.cleanup_running = c.initialization_in_progress = false;
-      c.first_ctrl_req_delay_done = c.initial_data_qps_deferred = false;
-      if (dev.reset_status_state == ResetStatusState::HELD) {
-        dev.reset_status_state = ResetStatusState::RELEASE_PENDING;
-        log_.info(thread, "RESET: controller cleanup complete, reset hold release queued");
-      }
-      if (c.deferred_init_pending) deferred_init(i, thread);
-    });
+  a.wait_until([&c] { return c.mq_threads == 0; }, cost(timing::cleanup_poll_ps));
+  // Steps 0, 0a, 0b: stats collection stopped, counters and stats list destroyed; 0c: the
+  // config MSI-X, on full teardown only.
+  a.then_if([&c] { return c.counters; }, cost(timing::work_counters_ps), [&c] { c.counters = false; });
+  a.then_if([&c] { return c.stats_list; }, cost(timing::work_stats_list_ps), [&c] { c.stats_list = false; });
+  a.then_if([&c, destroy_engine] { return destroy_engine && c.config_msix; }, sc_core::SC_ZERO_TIME,
+            [&c] { c.config_msix.reset(); });
+  a.then(line("Cleanup Step 1: Disabling VQs (while engine enabled)..."));
+  a.then_if([&c] { return c.engine_enabled; }, cost(timing::work_vq_group_disable_ps),
+            [&engine, n] { engine.vq_group_disable(0, n - 1); });
+  a.then(line("Cleanup Step 2: Disabling engine..."));
+  a.then_if([&c] { return c.engine_enabled; }, cost(timing::work_engine_disable_ps), [&c] {
+    c.engine->engine_disable();
+    c.engine_enabled = false;
   });
+  a.then([this, thread, &engine] {
+    app_.log.info(thread, "Cleanup Step 3: Stopping VQs...");
+    engine.cvq_unbind();  // the CVQ is flushed and unbound from the IO context first
+  });
+  for (unsigned q = 0; q < n; ++q)
+    a.then_if(in_state(q, bit(VqState::STARTED) | bit(VqState::ENABLED) | bit(VqState::DISABLED)), cost(timing::work_vq_stop_ps),
+              [&engine, q] { engine.vq_stop(q); });
+  a.then([this, thread, &c] {
+    if (!c.io_ctx_started) return;
+    app_.log.info(thread, "Cleaning up IO context using worker PE");
+    const int pending = int(c.pe2.size());
+    c.pe2.clear();
+    if (pending > 0) app_.log.info(thread, "IO context drained to IDLE after %d PE progress calls", pending);
+    else app_.log.info(thread, "IO context stopped successfully (was already idle)");
+  });
+  a.then_if([&c] { return c.io_ctx_started; }, cost(timing::work_io_ctx_destroy_ps), [this, thread, &c] {
+    c.io_ctx_started = false;
+    app_.log.info(thread, "IO context destroyed");
+  });
+  a.then(line("Cleanup Step 4: Destroying VQs..."));
+  for (unsigned q = 0; q < n; ++q)
+    a.then_if([in = in_state(q, bit(VqState::UNCREATED) | bit(VqState::DESTROYED))] { return !in(); },
+              cost(timing::work_vq_destroy_ps), [&engine, q] { engine.vq_destroy(q); });
+  a.then([&c] { c.vqs_created = c.cvq_created = false; });
+  a.then(line("Cleanup Step 5: Stopping engine..."));
+  a.then_if([&c] { return c.offload_engine_started; }, cost(timing::work_engine_stop_ps), [&c] {
+    c.engine->engine_stop();
+    c.offload_engine_started = false;
+  });
+  if (destroy_engine) {
+    a.then(line("Cleanup Step 6: Destroying offload engine..."));
+    a.then(cost(timing::work_engine_destroy_ps), [] {});
+  }
+  a.then([this, i, thread] { finished(i, thread); });
 }
 
-void VnetApp::deferred_init(unsigned i, const char* thread) {
-  Controller& c = controllers_[i];
-  c.deferred_init_pending = false;
-  log_.info(thread, "Deferred init: FEATURES_OK was skipped, starting initialization now");
-  c.initialization_in_progress = true;
-  negotiate_mq(i, true);
-  if (!c.offload_engine_started) {
-    log_.info(thread, "Deferred init: Submitting engine_start");
-    submit(WorkType::ENGINE_START, i);
+void Cleanup::finished(unsigned i, const char* thread) {
+  Controller& c = app_.controllers[i];
+  VirtioPciDevice& dev = *app_.devices[i];
+  app_.log.info(thread, "Controller cleanup completed successfully");
+  c.cleanup_running = c.initialization_in_progress = false;
+  c.first_ctrl_req_delay_done = c.initial_data_qps_deferred = false;
+  if (dev.reset_status_state == ResetStatusState::HELD) {
+    dev.reset_status_state = ResetStatusState::RELEASE_PENDING;
+    app_.log.info(thread, "RESET: controller cleanup complete, reset hold release queued");
   }
-  log_.info(thread, "Deferred init: Submitting initialize_vqs");
-  submit(WorkType::INITIALIZE_VQS, i);
-  log_.info(thread, "Deferred init: Submitting initialize_io_context");
-  submit(WorkType::INITIALIZE_IO_CTX, i);
-  log_.info(thread, "Deferred init: Submitting start_and_enable (DRIVER_OK likely set)");
-  submit(WorkType::START_AND_ENABLE, i);
+  if (c.deferred_init_pending) deferred_init(i, thread);
+}
+
+void Cleanup::deferred_init(unsigned i, const char* thread) {
+  Controller& c = app_.controllers[i];
+  c.deferred_init_pending = false;
+  app_.log.info(thread, "Deferred init: FEATURES_OK was skipped, starting initialization now");
+  c.initialization_in_progress = true;
+  status_.negotiate_mq(i, true);
+  if (!c.offload_engine_started) {
+    app_.log.info(thread, "Deferred init: Submitting engine_start");
+    app_.submit(WorkType::ENGINE_START, i);
+  }
+  app_.log.info(thread, "Deferred init: Submitting initialize_vqs");
+  app_.submit(WorkType::INITIALIZE_VQS, i);
+  app_.log.info(thread, "Deferred init: Submitting initialize_io_context");
+  app_.submit(WorkType::INITIALIZE_IO_CTX, i);
+  app_.log.info(thread, "Deferred init: Submitting start_and_enable (DRIVER_OK likely set)");
+  app_.submit(WorkType::START_AND_ENABLE, i);
 }
 
 }  // namespace dpusim::vnet

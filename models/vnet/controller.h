@@ -1,5 +1,5 @@
-// The application's per-endpoint controller (struct vnet_pci_dev_controller, vnet-app.md §5,
-// §9): what it has brought up on the offload engine, and its lifecycle guards.
+// The application's per-endpoint controller (struct vnet_pci_dev_controller,
+// vnet_pci_dev_core.h): what it has brought up on the offload engine, and its lifecycle guards.
 #pragma once
 
 #include <cstdint>
@@ -25,6 +25,9 @@ struct Controller {
   bool cleanup_running = false, initialization_in_progress = false, deferred_init_pending = false;
   bool first_ctrl_req_delay_done = false, initial_data_qps_deferred = false;
   bool pending_unplug = false, pending_destroy = false;
+  // The host reset the device (its registers were reset) and has not set DRIVER_OK since:
+  // no VQ may be enabled ("vq_enabled_after_reset", app_invariants.cpp).
+  bool reset_since_driver_ok = false;
 
   // Queue pairs: the maximum is -q when MQ was negotiated, 1 otherwise.
   bool mq_negotiated = false;

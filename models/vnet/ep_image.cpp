@@ -45,7 +45,7 @@ void EpImages::init_virtio() {
   cfg.define(PCI_CLASS_REVISION, 4, VNET_EP_CLASS_REV);
   // BAR0: the exact all-ones pattern reads back the size; anything else is taken as
   // (data AND byte mask) with the original low nibble: bytes not enabled become 0, and the
-  // address bits below the size are writable (§2.6).
+  // address bits below the size are writable (the application's BAR write mask).
   cfg.define(PCI_BASE_ADDRESS_0, 4, VNET_EP_BAR0_RESET, 0xfffffff0);
   cfg.filter_write(PCI_BASE_ADDRESS_0, [&cfg](uint16_t, uint32_t& data, uint8_t& be) {
     const uint32_t v = data & byte_mask(be);

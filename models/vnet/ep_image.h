@@ -1,4 +1,4 @@
-// An endpoint's two configuration images (vnet-app.md §2.4, §2.6): the host-visible VirtIO
+// An endpoint's two configuration images (vnet_virtio_types.h struct pcie_virtio_dev, vnet_pci_device.c): the host-visible VirtIO
 // image (struct pcie_virtio_dev, 4 KiB: type 0 header, PCIe, MSI-X and the five VirtIO vendor
 // capabilities packed after it, nothing in extended space) that every host read is served
 // from, and the internal switch image (device 0x10F0) whose BAR the application routes memory
@@ -25,7 +25,7 @@ inline constexpr uint16_t VNET_EP_DEVICE_CAP = 0xa4;
 inline constexpr uint16_t VNET_EP_PCI_CFG_CAP = 0xb4;
 static_assert(VNET_EP_PCIE_CAP + VNET_EP_PCIE_CAP_LEN == VNET_EP_MSIX_CAP, "PCIe cap and MSI-X cap abut");
 
-// Reset values (§2.2, §2.4).
+// Reset values.
 inline constexpr uint32_t VNET_EP_ID = uint32_t(0x1041) << 16 | 0x1af4;
 inline constexpr uint32_t VNET_EP_CLASS_REV = 0x02000001;
 inline constexpr uint32_t VNET_EP_SUBSYSTEM = uint32_t(0x0001) << 16 | 0x1af4;

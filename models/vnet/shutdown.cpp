@@ -1,4 +1,4 @@
-// The application's shutdown at the end of a run (§6.4, §8.5, the guide's §7.8): pending
+// The application's shutdown at the end of a run (vnet_pci_dev_core.c teardown; the DOCA guide's "Graceful shutdown"): pending
 // unplugs waited for (the unplug timeout still fires meanwhile), the workqueue shut down
 // (queued items discarded, the running one finished), the MQ threads joined, every controller
 // torn down with its engine destroyed, the ACG credits flushed.
@@ -11,43 +11,35 @@ constexpr uint64_t UNPLUG_TIMEOUT_SEC = 30;
 }
 
 void VnetApp::shutdown(const std::function<void(const std::function<bool()>&)>& run_until) {
-  shutting_down_ = true;
-  auto unplug_pending = [this] {
-    for (const Controller& c : controllers_)
-      if (c.pending_unplug) return true;
-    return false;
-  };
+  app_.shutting_down = true;
+  invariants_.stop();  // the shutdown may outlast a bound by design
+  auto unplug_pending = [this] { return slots_->any_pending_unplug(); };
   if (unplug_pending()) {
-    log_.info(kMainThread, "Shutdown requested - waiting for pending hot-unplug slots to complete");
-    const uint64_t deadline = ctx_.now_ps() + UNPLUG_TIMEOUT_SEC * 1000000000000ull;
-    later_.at(sc_core::sc_time::from_value(deadline - ctx_.now_ps()), [] {});  // the loop keeps running
-    run_until([&] { return !unplug_pending() || ctx_.now_ps() >= deadline; });
+    app_.log.info(kMainThread, "Shutdown requested - waiting for pending hot-unplug slots to complete");
+    const uint64_t deadline = app_.ctx.now_ps() + UNPLUG_TIMEOUT_SEC * 1000000000000ull;
+    app_.later.at(sc_core::sc_time::from_value(deadline - app_.ctx.now_ps()), [] {});  // the loop keeps running
+    run_until([&] { return !unplug_pending() || app_.ctx.now_ps() >= deadline; });
     if (unplug_pending())
-      log_.warn(kMainThread, "Shutdown wait timed out after %lds - proceeding with cleanup", long(UNPLUG_TIMEOUT_SEC));
+      app_.log.warn(kMainThread, "Shutdown wait timed out after %lds - proceeding with cleanup", long(UNPLUG_TIMEOUT_SEC));
   }
-  wq_.shutdown();
-  run_until([this] { return wq_.idle(); });
-  log_.info(kWorkerThread, "PCI config workqueue worker thread exiting (processed %lu, dropped %lu)",
-            static_cast<unsigned long>(wq_.processed()), static_cast<unsigned long>(wq_.dropped()));
-  const unsigned threads = unsigned(mq_threads_.size());
-  run_until([this] {
-    for (const auto& t : mq_threads_)
-      if (!t->done || !t->activity.idle()) return false;
-    return true;
-  });
-  log_.info(kMainThread, "Joined %u MQ start thread(s)", threads);
-  log_.info(kMainThread, "PCI config workqueue shutdown complete (processed: %lu, dropped: %lu)",
-            static_cast<unsigned long>(wq_.processed()), static_cast<unsigned long>(wq_.dropped()));
+  app_.wq.shutdown();
+  run_until([this] { return app_.wq.idle(); });
+  app_.log.info(kWorkerThread, "PCI config workqueue worker thread exiting (processed %lu, dropped %lu)",
+            static_cast<unsigned long>(app_.wq.processed()), static_cast<unsigned long>(app_.wq.dropped()));
+  const unsigned threads = mq_->spawned_threads();
+  run_until([this] { return mq_->all_joined(); });
+  app_.log.info(kMainThread, "Joined %u MQ start thread(s)", threads);
+  app_.log.info(kMainThread, "PCI config workqueue shutdown complete (processed: %lu, dropped: %lu)",
+            static_cast<unsigned long>(app_.wq.processed()), static_cast<unsigned long>(app_.wq.dropped()));
   // cleanup_virtio_network_device: each controller's full teardown, on the main thread.
-  for (unsigned i = 0; i < num_ep(); ++i) {
-    Controller& c = controllers_[i];
+  for (unsigned i = 0; i < app_.num_ep(); ++i) {
+    Controller& c = app_.controllers[i];
     if (!c.device_present || !c.has_resources()) continue;
-    controller_cleanup(i, true, pe1_, kMainThread);
-    run_until([this] { return pe1_.idle(); });
+    cleanup_->controller_cleanup(i, true, app_.main_thread, kMainThread);
+    run_until([this] { return app_.main_thread.idle(); });
   }
-  log_.info(kMainThread, "PCI config workqueue destroyed");
-  if (acg_.allocated()) log_.debug(kMainThread, "Flushed %u ACG credits", acg_.flush());
-  trace_acg_credits_ = 0;
+  app_.log.info(kMainThread, "PCI config workqueue destroyed");
+  msi_->flush();
 }
 
 }  // namespace dpusim::vnet

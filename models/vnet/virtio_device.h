@@ -1,9 +1,9 @@
-// The application's VirtIO device model of one endpoint (struct vnet_pci_device, vnet-app.md
-// §2.5, §5.1, §5.2): the packed common-config register file, the net device config, the VQ
+// The application's VirtIO device model of one endpoint (struct vnet_pci_device,
+// vnet_pci_device.h): the packed common-config register file, the net device config, the VQ
 // shadow array, the driver-feature halves and the per-device guards (reset generation, cancel
 // flag, reset-hold state, the status callback's own copy of the status).
 //
-// This file holds the register-level rules of one common-config DW write (§5.1 steps 2-7);
+// This file holds the register-level rules of one common-config DW write (its common-config write handler, steps 2-7);
 // what a write sets in motion (logs, work items, the status callback) is the TLP service's.
 #pragma once
 
@@ -31,7 +31,7 @@ struct VqShadow {
 enum class ResetStatusState { IDLE, HELD, RELEASE_PENDING };
 const char* reset_status_state_name(ResetStatusState s);
 
-// What a common-config DW write did at the register level (§5.1 steps 2-7).
+// What a common-config DW write did at the register level (steps 2-7 of the write handler).
 struct CommonWriteEffect {
   bool rolled_back = false;          // step 3: an RO field changed, the whole file restored
   bool version_1_visible = false;    // step 4: select 1 with VERSION_1 offered
@@ -60,9 +60,9 @@ class VirtioPciDevice {
   const uint8_t* net_config() const { return net_.data(); }
   uint8_t* net_config() { return net_.data(); }
 
-  // §5.1 steps 2-7 of a write of `data` with byte enables `be` to the DW at `dw_off` (< 0x40).
+  // Steps 2-7 of the write handler for a write of `data` with byte enables `be` to the DW at `dw_off` (< 0x40).
   CommonWriteEffect write_common_dw(uint16_t dw_off, uint32_t data, uint8_t be);
-  // §5.2 d: the register file back to its reset state (selects, config vector and generation
+  // The reset: the register file back to its reset state (selects, config vector and generation
   // kept).
   void reset_registers();
 
@@ -79,7 +79,7 @@ class VirtioPciDevice {
   unsigned max_queue_pairs() const { return max_qps_; }
   const Mac& mac() const { return mac_; }
 
-  // Guards (§9 "per-device guard atomics").
+  // Guards (the per-device guard atomics of vnet_pci_device.h).
   uint32_t reset_generation = 1;
   bool cancel_in_progress = false;
   ResetStatusState reset_status_state = ResetStatusState::IDLE;

@@ -1,11 +1,9 @@
 #include "vnet/vnet_app.h"
 
-#include "tlm/completer.h"
-#include "tlm/link.h"
+#include "switch/switch_timing.h"
 #include "tlm/pci_regs.h"
 #include "vnet/bridge_image.h"
 #include "vnet/vnet_layout.h"
-#include "vnet/vnet_timing.h"
 
 namespace dpusim::vnet {
 
@@ -14,113 +12,110 @@ using namespace dpusim::pci;
 using pcie::Tlp;
 
 VnetApp::VnetApp(sc_module_name name, pcie::SimContext& ctx, const VnetOptions& options, const AcgSpec& acg)
-    : sc_module(name),
-      up("up"),
-      ctx_(ctx),
-      opt_(options),
-      log_(ctx),
-      later_("later"),
-      pe1_(later_),
-      wq_(ctx, log_, later_),
-      dummy_path_(std::string(this->name()) + ".dummy"),
-      acg_spec_(acg) {
-  const unsigned n = unsigned(opt_.num_ep);
-  const std::string base = this->name();
-  log_.info(kMainThread, "Starting DOCA VirtIO Net PCI Device application");
-  log_.info(kMainThread, "Configuration:");
-  log_.info(kMainThread, "  Max Queue Pairs: %u (Total VQs: %u)", unsigned(opt_.max_queue_pairs),
-            VNET_TOTAL_VQS(unsigned(opt_.max_queue_pairs)));
+    : sc_module(name), up("up"), app_(ctx, options, this->name()), invariants_(app_) {
+  const unsigned n = unsigned(app_.opt.num_ep);
+  AppLog& log = app_.log;
+  status_ = std::make_unique<StatusMachine>(app_, invariants_);
+  msi_ = std::make_unique<DspMsi>(app_, acg, [this](Tlp* t) { send_up(t); });
+  log.info(kMainThread, "Starting DOCA VirtIO Net PCI Device application");
+  log.info(kMainThread, "Configuration:");
+  log.info(kMainThread, "  Max Queue Pairs: %u (Total VQs: %u)", unsigned(app_.opt.max_queue_pairs),
+           VNET_TOTAL_VQS(unsigned(app_.opt.max_queue_pairs)));
   // vnet_pci_dev_start: the channel takes ACG in hotplug mode only; init_acg_queue either way.
-  if (!opt_.static_mode()) log_.info(kMainThread, "ACG enabled for MSI interrupts");
-  acg_init();
+  if (!app_.opt.static_mode()) log.info(kMainThread, "ACG enabled for MSI interrupts");
+  msi_->init();
 
-  usp_ = std::make_unique<sw::Bridge>(base + ".usp", ctx);
-  init_usp_image(*usp_, log_);
-  usp_->cfg.on_write(PCI_PRIMARY_BUS, 4, [this](uint16_t, uint32_t before, uint32_t after, uint8_t) {
-    on_bus_config(-1, before, after);
+  const std::string base = this->name();
+  app_.usp = std::make_unique<sw::Bridge>(base + ".usp", ctx);
+  init_usp_image(*app_.usp, log);
+  app_.usp->cfg.on_write(PCI_PRIMARY_BUS, 4, [this](uint16_t, uint32_t before, uint32_t after, uint8_t) {
+    pe1_->on_bus_config(-1, before, after);
   });
   up.set_receiver([this](Tlp& t) { receive_up(t); });
   for (unsigned i = 0; i < n; ++i) {
     down.push_back(std::make_unique<pcie::Port>(("down" + std::to_string(i)).c_str()));
     down.back()->set_receiver([this](Tlp& t) { receive_down(t); });
     auto dsp = std::make_unique<sw::Bridge>(base + ".dsp" + std::to_string(i), ctx);
-    init_dsp_image(*dsp, i, log_,
-                   SlotEvents{[this, i](bool on) { slot_power(i, on); }, [this, i] { slot_command_completed(i); }});
+    init_dsp_image(*dsp, i, log,
+                   SlotEvents{[this, i](bool on) { slots_->slot_power(i, on); },
+                              [this, i] { slots_->slot_command_completed(i); }});
     dsp->cfg.on_write(PCI_PRIMARY_BUS, 4, [this, i](uint16_t, uint32_t before, uint32_t after, uint8_t) {
-      on_bus_config(int(i), before, after);
+      pe1_->on_bus_config(int(i), before, after);
     });
-    dsps_.push_back(std::move(dsp));
-    devices_.push_back(std::make_unique<VirtioPciDevice>(i, opt_, ctx, log_));
-    controllers_.emplace_back();
-    controllers_.back().index = i;
+    app_.dsps.push_back(std::move(dsp));
+    app_.devices.push_back(std::make_unique<VirtioPciDevice>(i, app_.opt, ctx, log));
+    app_.controllers.emplace_back();
+    app_.controllers.back().index = i;
   }
-  links_.assign(n, nullptr);
-  recorded_bdf_.assign(2 * n + 2, 0);
-  ep_pf_bus_.assign(n, -1);
-  trace_status_.assign(n, 0);
-  for (unsigned i = 0; i < n; ++i) trace_status_[i] = devices_[i]->status();
-  trace_slot_ctl_.assign(n, 0);
-  trace_slot_sta_.assign(n, 0);
-  trace_dllla_.assign(n, false);
-  trace_pending_unplug_.assign(n, false);
-  trace_msi_retry_.assign(n, false);
-  slots_.assign(n, SlotState{});
-  refresh_slot_traces();
+  app_.links.assign(n, nullptr);
+  app_.trace_status.assign(n, 0);
+  for (unsigned i = 0; i < n; ++i) app_.note_status(i);
 
-  wq_.execute = [this](const WorkItem& it, pcie::Activity& w) {
-    command_item_started(it);
-    execute(it, w);
+  pe1_ = std::make_unique<Pe1>(app_, *status_, [this](Tlp* t) { send_up(t); });
+  cleanup_ = std::make_unique<Cleanup>(app_, *status_);
+  slots_ = std::make_unique<Slots>(app_, *msi_, *cleanup_);
+  mq_ = std::make_unique<MqStart>(app_);
+  cvq_ = std::make_unique<CvqHandler>(app_, *mq_);
+  items_ = std::make_unique<WorkItems>(app_, *cleanup_, *cvq_, *mq_, *slots_);
+  console_ = std::make_unique<Console>(app_);
+  pe1_->after_service = [this] { slots_->refresh_traces(); };
+  slots_->refresh_traces();
+
+  app_.wq.execute = [this](const WorkItem& it, pcie::Activity& w) {
+    console_->item_started(it);
+    items_->execute(it, w);
   };
-  wq_.generation_of = [this](int dev) { return devices_[unsigned(dev)]->reset_generation; };
-  wq_.progress_pes = [this](pcie::Activity& w) { progress_pes(w); };
-  wq_.after_item = [this](const WorkItem& it, bool skipped) {
-    check_reset_hold_liveness(it, skipped);
-    command_item_done(it, skipped);
+  app_.wq.generation_of = [this](int dev) { return app_.devices[unsigned(dev)]->reset_generation; };
+  app_.wq.progress_pes = [this](pcie::Activity& w) { cvq_->progress_pes(w); };
+  app_.wq.after_item = [this](const WorkItem& it, bool skipped) {
+    items_->check_reset_hold_liveness(it, skipped);
+    console_->item_done(it, skipped);
   };
 
-  log_.info(kMainThread, "Initialized topology: %u bridges (1 USP + %u DSP), %u endpoints", n + 1, n, n);
-  log_.info(kMainThread, "  - %u Single-PF devices (function 0 each)", n);
-  log_.info(kMainThread, "Bus numbers will be configured by Host during PCI enumeration");
-  log_.info(kMainThread, "Host will write bus numbers via Type 1 config write to bridges");
-  log_.tap = [this](std::string_view thread, const char* level, const char* msg) {
-    Command* c = thread == kMainThread ? main_capture_ : thread == kWorkerThread ? worker_capture_ : nullptr;
-    if (c) c->lines.push_back(Command::Line{std::string(thread), level, msg});
-  };
+  log.info(kMainThread, "Initialized topology: %u bridges (1 USP + %u DSP), %u endpoints", n + 1, n, n);
+  log.info(kMainThread, "  - %u Single-PF devices (function 0 each)", n);
+  log.info(kMainThread, "Bus numbers will be configured by Host during PCI enumeration");
+  log.info(kMainThread, "Host will write bus numbers via Type 1 config write to bridges");
 }
 
 void VnetApp::attach(unsigned i, VnetEndpoint* engine, pcie::Link* link) {
-  controllers_[i].engine = engine;
-  links_[i] = link;
+  app_.controllers[i].engine = engine;
+  app_.links[i] = link;
   link->set_up(false);
-  engine->on_device_error = [this, i](const std::string& reason) { device_needs_reset(i, reason); };
+  engine->on_device_error = [this, i](const std::string& reason) { status_->device_needs_reset(i, reason); };
+  engine->on_vq_enabled = [this, i](unsigned q) { invariants_.check_vq_enabled(i, q); };
 }
 
 void VnetApp::create_static_devices() {
   for (unsigned i = 0; i < num_ep(); ++i) {
-    set_device_present(i, true);
-    dsp_static_power_on(*dsps_[i], i, log_);
-    links_[i]->set_up(true);
+    slots_->set_device_present(i, true);
+    dsp_static_power_on(*app_.dsps[i], i, app_.log);
+    app_.links[i]->set_up(true);
   }
-  refresh_slot_traces();
+  slots_->refresh_traces();
 }
 
-void VnetApp::refresh_slot_traces() {
-  const uint16_t x = TLP_BRIDGE_EXP_CAP;
-  for (unsigned i = 0; i < dsps_.size(); ++i) {
-    trace_slot_ctl_[i] = uint16_t(dsps_[i]->cfg.get(x + PCI_EXP_SLTCTL, 2));
-    trace_slot_sta_[i] = uint16_t(dsps_[i]->cfg.get(x + PCI_EXP_SLTSTA, 2));
-    trace_dllla_[i] = dsps_[i]->cfg.get(x + PCI_EXP_LNKSTA, 2) & PCI_EXP_LNKSTA_DLLLA;
-    trace_pending_unplug_[i] = controllers_[i].pending_unplug;
-  }
+bool VnetApp::submit_work(WorkType type, int ep, uint32_t arg, uint32_t arg2) {
+  WorkItem it;
+  it.type = type;
+  it.device = ep;
+  it.generation = ep >= 0 && type != WorkType::DELAYED_DESTROY && type != WorkType::HOTPLUG_EVENT
+                      ? app_.devices[unsigned(ep)]->reset_generation
+                      : 0;
+  it.arg = arg;
+  it.arg2 = arg2;
+  return app_.wq.submit(it);
 }
+
+sc_time VnetApp::traversal() const { return app_.ctx.ps(sw::timing::switch_traversal_ps); }
 
 // ---- routing ------------------------------------------------------------------------------
 
 int VnetApp::firmware_target(const tlp::Header& h) const {
   if (h.type != tlp::Type::MRd && h.type != tlp::Type::MWr) return -1;
-  for (unsigned i = 0; i < num_ep(); ++i) {
-    if (!controllers_[i].device_present) continue;
-    const uint64_t bar = devices_[i]->images.virtio_bar0();
+  for (unsigned i = 0; i < app_.num_ep(); ++i) {
+    if (!app_.controllers[i].device_present) continue;
+    const uint64_t bar = app_.devices[i]->images.virtio_bar0();
     if (bar != 0 && h.address >= bar + VNET_BAR0_MSIX_TABLE && h.address < bar + VNET_BAR0_DOORBELL + VNET_BAR0_DOORBELL_LEN)
       return int(i);
   }
@@ -132,13 +127,13 @@ void VnetApp::receive_up(Tlp& t) {
   if (tlp::is_completion(h.type)) {
     // The completion of an endpoint's DMA read: to the endpoint on the requester's bus.
     const uint8_t bus = uint8_t(h.requester_id >> 8);
-    for (unsigned i = 0; i < num_ep(); ++i) {
-      if (dsps_[i]->secondary() == bus && bus != 0 && links_[i]->up()) {
+    for (unsigned i = 0; i < app_.num_ep(); ++i) {
+      if (app_.dsps[i]->secondary() == bus && bus != 0 && app_.links[i]->up()) {
         down[i]->send(t, traversal());
         return;
       }
     }
-    ctx_.event(dummy_path_, "unexpected_completion").u64("tlp", pcie::ext(t).serial)
+    app_.ctx.event(pe1_->dummy_path(), "unexpected_completion").u64("tlp", pcie::ext(t).serial)
         .str("requester", tlp::bdf_str(h.requester_id)).u64("tag", h.tag).str("reason", "no endpoint on that bus");
     t.release();
     return;
@@ -148,7 +143,7 @@ void VnetApp::receive_up(Tlp& t) {
     down[unsigned(fw)]->send(t, traversal());
     return;
   }
-  pe1_enqueue(t);
+  pe1_->enqueue(t);
 }
 
 void VnetApp::receive_down(Tlp& t) {
@@ -156,61 +151,21 @@ void VnetApp::receive_down(Tlp& t) {
   up.send(t, traversal());
 }
 
-// ---- PE1 ----------------------------------------------------------------------------------
-
-void VnetApp::pe1_enqueue(Tlp& t) {
-  const tlp::Type type = pcie::hdr(t).type;
-  const pcie::TimingParam& cost_id = type == tlp::Type::MRd   ? timing::pe1_mmio_read_ps
-                                     : type == tlp::Type::MWr ? timing::pe1_mmio_write_ps
-                                                              : timing::pe1_config_ps;
-  pe1_fifo_.push_back(Pe1Entry{&t, ctx_.now_ps()});
-  trace_pe1_queue_ = uint32_t(pe1_fifo_.size());
-  pe1_.then(cost(cost_id), [this] { pe1_serve(); });
-}
-
-void VnetApp::pe1_serve() {
-  const Pe1Entry e = pe1_fifo_.front();
-  pe1_fifo_.pop_front();
-  trace_pe1_queue_ = uint32_t(pe1_fifo_.size());
-  Tlp& t = *e.tlp;
-  const tlp::Header h = pcie::hdr(t);
-  const uint64_t serial = pcie::ext(t).serial;
-  if (tlp::is_config(h.type)) {
-    service_config(t);
-  } else if (h.type == tlp::Type::MRd || h.type == tlp::Type::MWr) {
-    service_memory(t);
-  } else {
-    // I/O, messages, atomics: INVALID, routed to the dummy.
-    t.release();
-    dummy_ur(h, recorded_bdf_.back());
-  }
-  refresh_slot_traces();
-  // The bound covers queueing and any wait the handler had (a reset barrier).
-  pe1_.then([this, e, h, serial] {
-    const uint64_t took = ctx_.now_ps() - e.arrival_ps, bound = ctx_.timing.get(vnet::timing::pe1_bound_ps);
-    if (took > bound)
-      ctx_.checker.violation(ctx_.now_ps(), kMainThread, "pe1_service_bound",
-                             std::string(tlp::type_name(h.type)) + " #" + std::to_string(serial) + " took " +
-                                 std::to_string(took) + " ps from arrival to completion, over the bound of " +
-                                 std::to_string(bound) + " ps");
-  });
-}
-
 void VnetApp::trace(sc_trace_file* vcd) {
   const std::string base = name();
-  sc_trace(vcd, trace_pe1_queue_, base + ".pe1_queue", 32);
-  sc_trace(vcd, wq_.trace_pending, base + ".workqueue_pending", 32);
-  sc_trace(vcd, wq_.trace_busy, base + ".worker_busy");
-  sc_trace(vcd, trace_mq_running_, base + ".mq_running", 32);
-  sc_trace(vcd, trace_acg_credits_, base + ".acg_credits", 32);
-  for (unsigned i = 0; i < num_ep(); ++i) {
-    sc_trace(vcd, trace_status_[i], "ep" + std::to_string(i) + ".device_status", 8);
-    const std::string dsp = dsps_[i]->path();
-    sc_trace(vcd, trace_dllla_[i], dsp + ".dllla");
-    sc_trace(vcd, trace_slot_ctl_[i], dsp + ".slot_ctl", 16);
-    sc_trace(vcd, trace_slot_sta_[i], dsp + ".slot_sta", 16);
-    sc_trace(vcd, trace_pending_unplug_[i], dsp + ".pending_unplug");
-    sc_trace(vcd, trace_msi_retry_[i], dsp + ".msi_retry");
+  sc_trace(vcd, pe1_->trace_queue, base + ".pe1_queue", 32);
+  sc_trace(vcd, app_.wq.trace_pending, base + ".workqueue_pending", 32);
+  sc_trace(vcd, app_.wq.trace_busy, base + ".worker_busy");
+  sc_trace(vcd, mq_->trace_running, base + ".mq_running", 32);
+  sc_trace(vcd, msi_->trace_credits, base + ".acg_credits", 32);
+  for (unsigned i = 0; i < app_.num_ep(); ++i) {
+    sc_trace(vcd, app_.trace_status[i], "ep" + std::to_string(i) + ".device_status", 8);
+    const std::string dsp = app_.dsps[i]->path();
+    sc_trace(vcd, slots_->trace_dllla[i], dsp + ".dllla");
+    sc_trace(vcd, slots_->trace_slot_ctl[i], dsp + ".slot_ctl", 16);
+    sc_trace(vcd, slots_->trace_slot_sta[i], dsp + ".slot_sta", 16);
+    sc_trace(vcd, slots_->trace_pending_unplug[i], dsp + ".pending_unplug");
+    sc_trace(vcd, msi_->trace_retry[i], dsp + ".msi_retry");
   }
 }
 

@@ -70,6 +70,7 @@ void VnetEndpoint::set_state(Vq& vq, VqState s) {
   vq.state = s;
   vq.trace_state = static_cast<uint8_t>(s);
   ctx_.event(name(), "vq_state").u64("ep", index_).u64("vq", vq.index).str("state", vq_state_name(s));
+  if (s == VqState::ENABLED && on_vq_enabled) on_vq_enabled(vq.index);
 }
 
 bool VnetEndpoint::running(const Vq& vq) const {

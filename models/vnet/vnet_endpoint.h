@@ -1,5 +1,5 @@
 // One emulated virtio-net endpoint's firmware side: the DOCA DevEmu VNet offload engine that
-// the application configures, starts, enables and stops (vnet-app.md §0: "the VirtIO data path
+// the application configures, starts, enables and stops (the DOCA guide: "the VirtIO data path
 // (VQs, doorbells, MSI-X for queues) lives in the offload engine"). On the real device it is
 // firmware; here it is the model of what that firmware does, behind the application's switch:
 //
@@ -89,6 +89,8 @@ class VnetEndpoint : public pcie::EndpointBase, public net::NetEnd {
   // Raises an MSI-X vector (the config-change vector, say); "sent", "pending", "disabled"...
   const char* raise_msix(uint16_t vector);
   std::function<void(const std::string& reason)> on_device_error;
+  // A VQ reached ENABLED (the application model checks that its driver may have it enabled).
+  std::function<void(unsigned q)> on_vq_enabled;
 
   // The network port.
   void frame_arrived(net::Frame frame) override;

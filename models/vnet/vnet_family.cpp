@@ -4,6 +4,7 @@
 #include "switch/switch_timing.h"
 #include "vnet/ep_image.h"
 #include "vnet/virtio_spec.h"
+#include "vnet/vnet_trace.h"
 
 namespace dpusim::vnet {
 
@@ -12,6 +13,7 @@ std::unique_ptr<platform::FamilyInstance> VnetConfig::build(const platform::Fami
 }
 
 VnetInstance::VnetInstance(pcie::SimContext& ctx, const VnetOptions& options, const AcgSpec& acg) {
+  add_trace_rules(ctx.trace_rules);
   // SystemC modules live until the process exits (the kernel keeps pointers to them).
   app_ = new VnetApp("switch", ctx, options, acg);
   for (unsigned i = 0; i < unsigned(options.num_ep); ++i) {

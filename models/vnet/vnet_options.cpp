@@ -164,7 +164,7 @@ VnetOptions parse_vnet_options(const json& options, const std::string& path) {
     }
   }
   auto at = [&](const char* key) { return path + "." + key; };
-  // The application's ARGP callbacks, in its registration order (vnet-app.md §11).
+  // The application's ARGP callbacks, in its registration order (vnet_pci_dev.c).
   if (o.pci_addr.size() >= size_t(DOCA_DEVINFO_PCI_ADDR_SIZE))
     throw DocError(at("pci-addr"), fmt("Entered device PCI address exceeding the maximum size of %d",
                                        DOCA_DEVINFO_PCI_ADDR_SIZE - 1));

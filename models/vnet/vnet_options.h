@@ -1,4 +1,4 @@
-// The application's command-line options (vnet-app.md §11; the guide §6.3), as a platform
+// The application's command-line options (vnet_pci_dev.c's ARGP options; the DOCA guide's "Command-line parameters"), as a platform
 // document gives them: under their long names without dashes, values as the command line (or
 // DOCA ARGP's JSON mode) takes them: integers as JSON integers or decimal strings, strings as
 // strings, flags as booleans. Each is validated with the application's rule and refused with
@@ -29,14 +29,14 @@ struct VnetOptions {
   int hotplug_mode = 1;  // the application's default: hotplug
   int tlp_core = -1, worker_core = -1, mq_core = -1;
   std::string lu_mode = "none";
-  // Optional feature flags (guide §6.3.3).
+  // Optional feature flags (the DOCA guide's optional feature flags).
   bool guest_csum = false, guest_tso4 = false, guest_tso6 = false, guest_ecn = false, guest_ufo = false;
   bool host_ecn = false, host_ufo = false, mrg_rxbuf = false;
 
   bool static_mode() const { return hotplug_mode == 0; }
-  // Features offered (guide §9): the default set, the ones always added, the flags' ones.
+  // Features offered (vnet_pci_dev_core.h's default feature mask): the default set, the ones always added, the flags' ones.
   uint64_t device_features() const;
-  // EP i's MAC: the base MAC with the last octet + i, no carry (§9).
+  // EP i's MAC: the base MAC with the last octet + i, no carry.
   Mac ep_mac(unsigned i) const;
   // "num-ep=4 hotplug-mode=0 ..." for the log.
   std::string describe() const;

@@ -10,6 +10,7 @@ extern const pcie::TimingParam pe1_config_ps;
 extern const pcie::TimingParam pe1_mmio_read_ps;
 extern const pcie::TimingParam pe1_mmio_write_ps;
 extern const pcie::TimingParam pe1_bound_ps;
+extern const pcie::TimingParam reset_hold_bound_ps;
 extern const pcie::TimingParam fw_mmio_ps;
 extern const pcie::TimingParam worker_wakeup_ps;
 extern const pcie::TimingParam worker_idle_wait_ps;

@@ -83,6 +83,9 @@ void ConfigWorkqueue::dequeue() {
   executing_ = it;
   trace_busy = true;
   item_event("work_started", it);
+  if (it.generation != 0 && it.device >= 0 && device_path)
+    ctx_.checker.work_started(ctx_.now_ps(), kWorkerThread, device_path(it.device), it.generation,
+                              work_type_name(it.type));
   execute(it, worker_);
   worker_.then([this] { finish(); });
 }

@@ -1,4 +1,4 @@
-// The PCI-config workqueue (vnet-app.md §6): a pool of 1024 preallocated items and ONE FIFO
+// The PCI-config workqueue (vnet_pci_device.c: the pool, the worker, the stale-generation filter): a pool of 1024 preallocated items and ONE FIFO
 // worker thread, pci_cfg_worker, for every controller. Per item, in order: wait while the
 // global reset barrier is up; mark the worker busy with the item's device; drop the item if
 // its reset generation is stale; run it; progress every worker PE (which delivers the CVQ
@@ -38,7 +38,7 @@ struct WorkItem {
   uint32_t arg = 0;         // VQ index, DSP index, new speed, destroy_engine...
   uint32_t arg2 = 0;        // plug (1) or unplug (0)...
   uint64_t id = 0;          // sequence number, for the log
-  // Only VQ_CONFIG and START_AND_ENABLE carry a device for the reset barrier (§5.2 c).
+  // Only VQ_CONFIG and START_AND_ENABLE carry a device for the reset barrier (docs/vnet.md, "Status machine").
   bool blocks_reset_of(int dev) const {
     return device == dev && (type == WorkType::VQ_CONFIG || type == WorkType::START_AND_ENABLE);
   }
@@ -51,8 +51,10 @@ class ConfigWorkqueue {
   // Runs an item on the worker: adds its steps to `worker` (they run before the item counts
   // as finished).
   std::function<void(const WorkItem&, pcie::Activity& worker)> execute;
-  // The current reset generation of a device.
+  // The current reset generation of a device, and its name in the invariant checker's
+  // generation ledger (the application reports each bump there).
   std::function<uint32_t(int device)> generation_of;
+  std::function<std::string(int device)> device_path;
   // Progresses every worker PE once (CVQ delivery); may add steps to the worker.
   std::function<void(pcie::Activity& worker)> progress_pes;
   // Called when the worker finished or skipped an item and is about to take the next (the
@@ -64,7 +66,7 @@ class ConfigWorkqueue {
   // `id`, when given, receives the item's id (also when it is dropped).
   bool submit(WorkItem item, uint64_t* id = nullptr);
 
-  // The global reset barrier (§5.2 c): while up, the worker starts no new item.
+  // The global reset barrier (docs/vnet.md, "Status machine"): while up, the worker starts no new item.
   void raise_reset_barrier() { reset_in_progress_ = true; }
   void lower_reset_barrier();
   bool reset_in_progress() const { return reset_in_progress_; }
@@ -75,7 +77,7 @@ class ConfigWorkqueue {
   // A CVQ request is waiting on some PE2: the idle worker sees it at its next timed wake.
   void pe_activity();
 
-  // §6.4: sets shutdown, discards every queued item (logged), lets the running one finish.
+  // Shutdown: sets shutdown, discards every queued item (logged), lets the running one finish.
   void shutdown();
   bool shut_down() const { return shutdown_; }
   bool idle() const { return !executing_ && worker_.idle(); }

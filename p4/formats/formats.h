@@ -1,7 +1,7 @@
 // The numeric-formats codec of the P4 engine: conversion between the six element formats and
 // elementwise arithmetic, bit-exact on any IEEE machine.
 //
-// Rules (project issue 4, P4 engine guide "Converting between formats"):
+// Rules (docs/formats.md; the P4 engine guide's "Converting between formats"):
 // - Rounding is to nearest, ties to even, everywhere, and happens once: arithmetic computes the
 //   exact result and rounds that, never an intermediate. Subnormals are exact in and out.
 // - A magnitude too large for the destination becomes infinity where the format has one

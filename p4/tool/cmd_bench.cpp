@@ -17,6 +17,7 @@
 #include <string>
 #include <vector>
 
+#include "bench_bmv2.h"
 #include "bench_programs.h"
 #include "dpusim/p4/engine.h"
 #include "tool.h"
@@ -72,7 +73,7 @@ Case l2_case(std::size_t entries, std::mt19937_64& rng, std::size_t nkeys) {
   while (macs.size() < entries) macs.insert(rng() & 0xffffffffffffull);
   std::vector<std::uint64_t> list(macs.begin(), macs.end());
   for (std::uint64_t mac : list)
-    if (!install(*c.engine, insert("ingress.dmac", "ingress.forward", {{"hdr.ethernet.dstAddr", hex(mac, 12), {}, {}}},
+    if (!install(*c.engine, insert("ingress.dmac", "ingress.forward", {{"hdr.ethernet.dstAddr", hex(mac, 12), {}, {}, {}}},
                                    static_cast<std::uint32_t>(mac & 1))))
       return {};
   std::uniform_int_distribution<std::size_t> pick(0, list.size() - 1);
@@ -93,7 +94,7 @@ Case l3_case(std::size_t entries, std::mt19937_64& rng, std::size_t nkeys) {
   }
   std::vector<std::pair<std::uint32_t, int>> list(prefixes.begin(), prefixes.end());
   for (auto [addr, len] : list) {
-    MatchField mf{"hdr.ipv4.dstAddr", hex(addr, 8), len, {}};
+    MatchField mf{"hdr.ipv4.dstAddr", hex(addr, 8), len, {}, {}};
     if (!install(*c.engine, insert("ingress.ipv4_lpm", "ingress.route", {mf}, addr & 1))) return {};
   }
   std::uniform_int_distribution<std::size_t> pick(0, list.size() - 1);
@@ -135,9 +136,9 @@ Case acl_case(std::size_t entries, std::mt19937_64& rng, std::size_t nkeys) {
   for (std::size_t i = 0; i < rules.size(); ++i) {
     const Rule& r = rules[i];
     TableUpdate u = insert("ingress.acl", "ingress.route",
-                           {{"hdr.ipv4.srcAddr", hex(r.src, 8), {}, hex(r.smask, 8)},
-                            {"hdr.ipv4.dstAddr", hex(r.dst, 8), {}, hex(r.dmask, 8)},
-                            {"hdr.ipv4.protocol", hex(r.proto, 2), {}, hex(r.pmask, 2)}},
+                           {{"hdr.ipv4.srcAddr", hex(r.src, 8), {}, hex(r.smask, 8), {}},
+                            {"hdr.ipv4.dstAddr", hex(r.dst, 8), {}, hex(r.dmask, 8), {}},
+                            {"hdr.ipv4.protocol", hex(r.proto, 2), {}, hex(r.pmask, 2), {}}},
                            static_cast<std::uint32_t>(i & 1));
     u.priority = static_cast<std::int64_t>(1 + rng() % 1000);
     if (!install(*c.engine, u)) return {};
@@ -189,13 +190,23 @@ double best_of(Case& c, const BenchFrame& f, std::size_t frames, std::uint64_t* 
 int cmd_bench(const std::vector<std::string>& args) {
   std::size_t frames = 2000000;
   std::uint64_t seed = 1;
+  std::string corpus = "../shared/p4-corpus";
+  std::string only;
   for (std::size_t i = 0; i < args.size(); ++i) {
     if (args[i] == "--frames" && i + 1 < args.size()) frames = std::stoull(args[++i]);
     else if (args[i] == "--seed" && i + 1 < args.size()) seed = std::stoull(args[++i]);
+    else if (args[i] == "--corpus" && i + 1 < args.size()) corpus = args[++i];
+    else if (args[i] == "--only" && i + 1 < args.size()) only = args[++i];
     else {
-      std::cerr << "usage: dpusim p4 bench [--frames N] [--seed S]\n";
+      std::cerr << "usage: dpusim p4 bench [--frames N] [--seed S] [--corpus DIR] [--only tables|stress|router]\n";
       return 2;
     }
+  }
+  if (only == "stress") return bench_stress(corpus, seed, 200);
+  if (only == "router") return bench_simple_router(corpus, 200000);
+  if (!only.empty() && only != "tables") {
+    std::cerr << "dpusim p4 bench: --only takes tables, stress or router\n";
+    return 2;
   }
   if (frames == 0) frames = 1;
   const std::size_t nkeys = 1 << 16;
@@ -250,7 +261,9 @@ int cmd_bench(const std::vector<std::string>& args) {
     std::printf("lookup cost %s 65536 vs 16 entries%s: %6.1f / %6.1f ns/frame, ratio %.3f%s\n", row.name, masks.c_str(), ns[1], ns[0],
                 ns[1] / ns[0], goal ? (ns[1] / ns[0] <= 1.2 ? " (goal <= 1.2: met)" : " (goal <= 1.2: NOT met)") : "");
   }
-  return 0;
+  if (!only.empty()) return 0;
+  if (int rc = bench_stress(corpus, seed, 200)) return rc;
+  return bench_simple_router(corpus, 200000);
 }
 
 }  // namespace dpusim::p4::tool

@@ -1,11 +1,17 @@
-// `dpusim p4 run`: frames from two pcap files through the device's two ports.
+// `dpusim p4 run`: frames from two pcap files through the device's two ports, and work
+// requests through its RDMA path (rdma_work.h), with the fp8 unit the option names.
 #include <algorithm>
 #include <filesystem>
+#include <fstream>
 #include <iostream>
 
+#include <nlohmann/json.hpp>
+
 #include "dpusim/p4/engine.h"
-#include "dpusim/p4/rdma/program.h"
 #include "dpusim/p4/pcap.h"
+#include "dpusim/p4/rdma/program.h"
+#include "rdma_work.h"
+#include "rtl/fp8_impl.h"
 #include "tool.h"
 
 namespace dpusim::p4::tool {
@@ -21,8 +27,53 @@ struct Input {
 
 }  // namespace
 
+// The work requests through the RDMA path: DIR/rdma.jsonl gets one line per request (its
+// decision) and the denial log's lines in order, DIR/memory.bin the window afterwards.
+int run_rdma(Engine& engine, RdmaWork& work, rdma::Fp8Backend& backend, const std::string& out) {
+  const std::string log_path = out + "/rdma.jsonl";
+  std::ofstream log(log_path, std::ios::binary);
+  rdma::RdmaPath path([&](std::uint64_t t, const std::string& line) {
+    log << nlohmann::ordered_json{{"time_ps", t}, {"log", line}}.dump() << "\n";
+  });
+  path.set_fp8_backend(&backend);
+  LoadError error;
+  if (!path.attach(&engine, &error)) {
+    std::cerr << "the RDMA path refused the program: error[" << load_code_name(error.code) << "]: " << error.message << "\n";
+    return 1;
+  }
+  std::uint64_t cycles = 0;
+  for (std::size_t i = 0; i < work.requests.size(); ++i) {
+    const rdma::Decision d = path.post_send(work.requests[i].wr, work.requests[i].time_ps, *work.memory);
+    cycles += d.fp8_cycles;
+    log << nlohmann::ordered_json{{"wr", i},
+                          {"time_ps", work.requests[i].time_ps},
+                          {"action", rdma::action_name(d.action)},
+                          {"status", rdma::wc_status_name(d.status)},
+                          {"reason", rdma::fail_reason_name(d.reason)},
+                          {"message", d.message},
+                          {"fp8_cycles", d.fp8_cycles},
+                          {"fp8_busy_ps", d.fp8_busy_ps}}
+               .dump()
+        << "\n";
+  }
+  std::vector<std::uint8_t> bytes(work.memory->size());
+  work.memory->peek(work.memory->base(), bytes.data(), bytes.size());
+  std::ofstream mem(out + "/memory.bin", std::ios::binary);
+  mem.write(reinterpret_cast<const char*>(bytes.data()), static_cast<std::streamsize>(bytes.size()));
+  if (!log.flush() || !mem.flush()) {
+    std::cerr << out << ": cannot write rdma.jsonl or memory.bin\n";
+    return 2;
+  }
+  const rdma::RdmaStats& s = path.stats();
+  std::cout << "RDMA stats: work_requests=" << s.work_requests << " runs=" << s.runs << " dispatched=" << s.dispatched
+            << " denied=" << s.denied << " done=" << s.done << " failed=" << s.failed << " declined=" << s.declined
+            << " fp8_impl=" << backend.implementation() << " fp8_cycles=" << cycles << "\n";
+  return 0;
+}
+
 int cmd_run(const std::vector<std::string>& args) {
-  std::string prog, entries, in[2], out;
+  std::string prog, entries, in[2], out, rdma_file, impl, clock;
+  bool impl_given = false;
   for (std::size_t i = 0; i < args.size(); ++i) {
     auto value = [&](std::string* dst) {
       if (i + 1 >= args.size() || !dst->empty()) return false;
@@ -34,6 +85,9 @@ int cmd_run(const std::vector<std::string>& args) {
     else if (args[i] == "--in0") ok = value(&in[0]);
     else if (args[i] == "--in1") ok = value(&in[1]);
     else if (args[i] == "--out") ok = value(&out);
+    else if (args[i] == "--rdma") ok = value(&rdma_file);
+    else if (args[i] == "--fp8-impl") ok = !impl_given && (impl_given = true) && value(&impl);
+    else if (args[i] == "--fp8-clock-ps") ok = value(&clock);
     else if (prog.empty() && args[i].rfind("--", 0) != 0) ok = (prog = args[i], true);
     else ok = false;
     if (!ok) {
@@ -42,7 +96,28 @@ int cmd_run(const std::vector<std::string>& args) {
     }
   }
   if (prog.empty() || out.empty()) {
-    std::cerr << "usage: dpusim p4 run PROG.json [--entries UPDATES.json] [--in0 HOST.pcap] [--in1 UPLINK.pcap] --out DIR\n";
+    std::cerr << "usage: dpusim p4 run PROG.json [--entries UPDATES.json] [--in0 HOST.pcap] [--in1 UPLINK.pcap]\n"
+                 "                         [--rdma WORK.json] [--fp8-impl cpp|rtl] [--fp8-clock-ps PS] --out DIR\n";
+    return 2;
+  }
+  rtl::Fp8ImplOptions fp8_options;
+  if (!clock.empty()) {
+    std::size_t used = 0;
+    try {
+      fp8_options.clock_ps = std::stoull(clock, &used);
+    } catch (const std::exception&) {
+      used = 0;
+    }
+    if (used == 0 || used != clock.size() || clock[0] == '-' || fp8_options.clock_ps == 0) {
+      std::cerr << "dpusim p4 run: --fp8-clock-ps '" << clock << "' is not a positive whole number of picoseconds\n";
+      return 2;
+    }
+  }
+  // Made before anything runs: the RTL unit is a SystemC model, elaborated once.
+  std::string ferr;
+  std::unique_ptr<rdma::Fp8Backend> backend = rtl::make_fp8_backend(impl_given ? impl : rtl::kFp8ImplCpp, fp8_options, &ferr);
+  if (!backend) {
+    std::cerr << "dpusim p4 run: " << ferr << "\n";
     return 2;
   }
   LoadError error;
@@ -66,6 +141,18 @@ int cmd_run(const std::vector<std::string>& args) {
                   << update_code_name(ue.code) << "]: " << ue.message << "\n";
         return 1;
       }
+    }
+  }
+  RdmaWork work;
+  if (!rdma_file.empty()) {
+    std::string text, werr;
+    if (!read_text(rdma_file, &text)) {
+      std::cerr << rdma_file << ": cannot read\n";
+      return 2;
+    }
+    if (!parse_rdma_work(text, &work, &werr)) {
+      std::cerr << rdma_file << ": " << werr << "\n";
+      return 1;
     }
   }
   PcapFile files[2];
@@ -118,6 +205,8 @@ int cmd_run(const std::vector<std::string>& args) {
       std::cerr << werr << "\n";
       return 2;
     }
+  if (!rdma_file.empty())
+    if (int rc = run_rdma(*engine, work, *backend, out); rc != 0) return rc;
   std::cout << stats.line() << "\n";
   return 0;
 }

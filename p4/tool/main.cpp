@@ -2,8 +2,11 @@
 //
 //   check PROG.json                       load and validate as the ionic device does (its fp8_unit
 //                                         extern, the rdma_metadata rules); one-line summary
-//   run PROG.json [--entries UPDATES.json] [--in0 HOST.pcap] [--in1 UPLINK.pcap] --out DIR
+//   run PROG.json [--entries UPDATES.json] [--in0 HOST.pcap] [--in1 UPLINK.pcap]
+//       [--rdma WORK.json] [--fp8-impl cpp|rtl] [--fp8-clock-ps PS] --out DIR
 //   stf PROG.json TEST.stf                run a p4c STF test in v1model port mode
+//   switch PROG.json -i P@NAME ... --use-files [N] [--commands FILE]
+//                                         simple_switch in file mode (NAME_in.pcap -> NAME_out.pcap)
 //   bench [--frames N] [--seed S]         throughput and lookup-cost figures
 //
 // Exit status: 0 success, 1 the program (or an update, or a test) was refused or failed,
@@ -28,8 +31,10 @@ namespace {
 
 int usage() {
   std::cerr << "usage: dpusim p4 check PROG.json\n"
-               "       dpusim p4 run PROG.json [--entries UPDATES.json] [--in0 HOST.pcap] [--in1 UPLINK.pcap] --out DIR\n"
+               "       dpusim p4 run PROG.json [--entries UPDATES.json] [--in0 HOST.pcap] [--in1 UPLINK.pcap]\n"
+               "                         [--rdma WORK.json] [--fp8-impl cpp|rtl] [--fp8-clock-ps PS] --out DIR\n"
                "       dpusim p4 stf PROG.json TEST.stf\n"
+               "       dpusim p4 switch PROG.json -i PORT@NAME ... --use-files [N] [--commands FILE] [--after FILE] [--seed S]\n"
                "       dpusim p4 bench [--frames N] [--seed S]\n";
   return 2;
 }
@@ -88,6 +93,7 @@ int main(int argc, char** argv) {
     if (cmd == "run") return cmd_run(args);
     if (cmd == "stf") return cmd_stf(args);
     if (cmd == "bench") return cmd_bench(args);
+    if (cmd == "switch") return cmd_switch(args);
   } catch (const std::bad_alloc&) {
     std::cerr << "dpusim p4: out of memory\n";
     return 2;

@@ -10,6 +10,7 @@ namespace dpusim::p4::tool {
 
 int cmd_run(const std::vector<std::string>& args);
 int cmd_bench(const std::vector<std::string>& args);
+int cmd_switch(const std::vector<std::string>& args);
 
 bool read_text(const std::string& path, std::string* out);
 // Prints "PROG: error[<code>]: <message>" on stderr; returns the exit status (1, or 2 for I/O).

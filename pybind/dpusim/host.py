@@ -55,16 +55,43 @@ class Host:
         self.msis = []
         self._msi_waiters = []
         self._write_watches = {}  # platform watch token -> Future
+        self._last_issue_ps = 0   # under exploration: when the latest access entered the fabric
+
+    def _request(self, issue, label, convert):
+        """A future of the completion of the platform request that issue() makes: now, or
+        under exploration (knob host.issue_ps) after the CPU's delay, never before an access
+        issued earlier, so one CPU's accesses keep their order."""
+        sim = self._sim
+        delay = sim.explore.issue_delay()
+        if not delay:
+            return sim.expect_completion(issue(), label, convert)
+        at = max(sim.now + delay, self._last_issue_ps + 1)
+        self._last_issue_ps = at
+        out = Future(sim, label)
+
+        def done(f):
+            if f.exception() is not None:
+                out.set_exception(f.exception())
+            else:
+                out.set_result(f.result())
+
+        def issued(_):
+            sim.expect_completion(issue(), label, convert).add_done_callback(done)
+
+        sim.sleep(at - sim.now, ordered=True).add_done_callback(issued)
+        return out
 
     # ---- config space (ECAM-style: Type 0 to bus 0, Type 1 beyond) -----------------------
     def config_read(self, target, offset, size=4):
         """Future of a Cpl: `size` bytes of config space at `offset` of function `target`."""
-        return self._sim.expect_completion(self._p.config_read(bdf(target), offset, size),
-                                           f"config_read {bdf_str(bdf(target))}+{offset:#x}", _cpl)
+        rid = bdf(target)
+        return self._request(lambda: self._p.config_read(rid, offset, size),
+                             f"config_read {bdf_str(rid)}+{offset:#x}", _cpl)
 
     def config_write(self, target, offset, value, size=4):
-        return self._sim.expect_completion(self._p.config_write(bdf(target), offset, size, value),
-                                           f"config_write {bdf_str(bdf(target))}+{offset:#x}", _cpl)
+        rid = bdf(target)
+        return self._request(lambda: self._p.config_write(rid, offset, size, value),
+                             f"config_write {bdf_str(rid)}+{offset:#x}", _cpl)
 
     async def config_read8(self, target, offset):
         return (await self.config_read(target, offset, 1)).value
@@ -88,12 +115,12 @@ class Host:
     def mem_read(self, address, size):
         """Future of a Cpl with `size` bytes read at `address` (split at the host's
         Max_Read_Request_Size)."""
-        return self._sim.expect_completion(self._p.mem_read(address, size), f"mem_read {address:#x}+{size}", _cpl)
+        return self._request(lambda: self._p.mem_read(address, size), f"mem_read {address:#x}+{size}", _cpl)
 
     def mem_write(self, address, data):
         """Posted write; the future is done when the last TLP has left the root complex."""
-        return self._sim.expect_completion(self._p.mem_write(address, bytes(data)), f"mem_write {address:#x}",
-                                           lambda n: None)
+        data = bytes(data)
+        return self._request(lambda: self._p.mem_write(address, data), f"mem_write {address:#x}", lambda n: None)
 
     async def mem_read8(self, address):
         return (await self.mem_read(address, 1)).value
@@ -126,7 +153,8 @@ class Host:
         header = {"type": type}
         for key, value in fields.items():
             header[key] = bdf(value) if key in ("requester", "target") else value
-        return self._sim.expect_completion(self._p.raw(header, bytes(data)), f"raw {type}", _cpl)
+        data = bytes(data)
+        return self._request(lambda: self._p.raw(header, data), f"raw {type}", _cpl)
 
     # ---- host memory (what the CPU sees directly, in zero simulated time) ----------------
     def alloc(self, size, align=4096):

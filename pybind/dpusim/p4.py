@@ -37,6 +37,14 @@ class UpdateError(Exception):
         self.message = message
 
 
+class CliError(Exception):
+    """A simple_switch_CLI command the engine refused."""
+
+    def __init__(self, message):
+        super().__init__(message)
+        self.message = message
+
+
 @dataclass(frozen=True)
 class Forwarded:
     port: int
@@ -46,6 +54,30 @@ class Forwarded:
 @dataclass(frozen=True)
 class Dropped:
     reason: str  # too_small, too_big, ingress_drop, egress_drop, no_such_port, fault
+    fault: str = ""
+
+
+@dataclass(frozen=True)
+class Output:
+    port: int
+    data: bytes
+    instance_type: int = 0  # 0 normal, 1 ingress clone, 2 egress clone, 4 recirculated, 5 replicated, 6 resubmitted
+
+
+@dataclass(frozen=True)
+class Digest:
+    list: str
+    fields: tuple  # (("header.field", "0x.."), ...)
+
+
+@dataclass(frozen=True)
+class Run:
+    """Everything one input frame caused (Engine.run)."""
+    outputs: list
+    digests: list
+    logs: list
+    drops: int
+    first_drop: str = "none"
     fault: str = ""
 
 
@@ -76,9 +108,11 @@ class Engine:
         return cls(engine)
 
     def update(self, record):
-        ok, code, message = self._engine.update(record)
+        """Applies one update record; returns the entry's handle for a table INSERT."""
+        ok, code, message, handle = self._engine.update(record)
         if not ok:
             raise UpdateError(code, message)
+        return handle
 
     def insert(self, table, match, action, params=None, priority=None):
         """INSERT shorthand: ``match`` is a list of {"field", "value", "prefix_len"|"mask"}."""
@@ -87,6 +121,30 @@ class Engine:
 
     def set_default(self, table, action, params=None):
         self.update({"type": "DEFAULT", "table": table, "action": action, "params": params or {}})
+
+    def run(self, port, frame, time_ns=0):
+        """Runs one frame with simple_switch's flow at engine time ``time_ns``: every packet
+        it causes (clones, multicast copies, recirculated packets), digests and log_msg lines."""
+        outputs, digests, logs, drops, first_drop, fault = self._engine.run(port, bytes(frame), time_ns)
+        return Run([Output(p, d, t) for p, d, t in outputs],
+                   [Digest(name, tuple(fields)) for name, fields in digests], list(logs), drops, first_drop, fault)
+
+    def cli(self, line):
+        """Runs one simple_switch_CLI command (table_add, mirroring_add, mc_node_create,
+        counter_read...); returns what the CLI prints. Raises CliError when refused."""
+        if not hasattr(self, "_cli"):
+            self._cli = native().p4.Cli(self._engine)
+        ok, out, error = self._cli.execute(line)
+        if not ok:
+            raise CliError(error)
+        return out
+
+    def set_seed(self, seed):
+        self._engine.set_seed(seed)
+
+    def objects(self):
+        """Counters, meters, registers, action profiles, parse value sets and learn lists."""
+        return self._engine.objects()
 
     def process(self, port, frame):
         dropped, reason, out_port, data, fault = self._engine.process(port, bytes(frame))

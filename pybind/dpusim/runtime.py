@@ -19,6 +19,7 @@ import json
 import random
 
 from dpusim.bdf import bdf, bdf_str
+from dpusim.choices import HostChoices
 from dpusim.errors import Cancelled, Deadlock, InvariantViolation, SimError, SimTimeout
 from dpusim.futures import Future, Task
 from dpusim.host import Host
@@ -51,6 +52,10 @@ class Sim:
         self._violation = None
         self._unhandled_error = None
         self._tasks = []
+        # Sees each task spawn, wait and end (dpusim.trace); None unless the run is traced.
+        self.observer = None
+        # Schedule exploration's host side (dpusim.choices): nominal unless the document asks.
+        self.explore = HostChoices(platform)
         self.host = Host(self)
         self.faults = Faults(self)
         self.net = Net(self)
@@ -70,13 +75,16 @@ class Sim:
         if self._unhandled_error is None:
             self._unhandled_error = exc
 
-    def sleep(self, ps):
-        """A future done after `ps` picoseconds of simulated time."""
+    def sleep(self, ps, ordered=False):
+        """A future done after `ps` picoseconds of simulated time. Sleeps ending at the same
+        picosecond end in the order they began, unless exploration draws their order (knob
+        host.ties; `ordered` keeps this one in order)."""
         if ps < 0:
             raise ValueError(f"sleep of {ps} ps: simulated time does not run backwards")
         fut = Future(self, f"sleep({ps})")
         self._timer_seq += 1
-        heapq.heappush(self._timers, (self.now + int(ps), self._timer_seq, fut))
+        tie = 0 if ordered else self.explore.tie()
+        heapq.heappush(self._timers, (self.now + int(ps), tie, self._timer_seq, fut))
         return fut
 
     def spawn(self, coro, name=None):
@@ -188,6 +196,7 @@ class Sim:
         self.platform.set_timing(name, int(value))
 
     def cost(self, name):
+        """A timing-profile parameter's current value."""
         return self.platform.get_timing(name)
 
     def set_fidelity(self, mode, device=None):
@@ -203,6 +212,15 @@ class Sim:
     def fidelity(self, device):
         """The fidelity ("tlp" or "lt") of endpoint `device`'s DMA now."""
         return self.platform.fidelity(device)
+    def latency(self, name):
+        """One use of a timing parameter as a driver waits it out: its value, or under
+        schedule exploration a draw within its documented range (docs/timing.md)."""
+        return self.platform.latency(name)
+
+    def violation(self, kind, detail, path="scenario"):
+        """Reports a broken invariant that Python-side code checks (a driver's view of a
+        device) to the platform's checker: it fails the run unless declared expected."""
+        self.platform.violation(path, kind, detail)
 
     def expect_violation(self, kind, count=1):
         """Declares `count` violations of `kind` expected (0 = any number): they are logged as
@@ -264,7 +282,7 @@ class Sim:
             now = self.platform.now()
             fired = False
             while self._timers and self._timers[0][0] <= now:
-                _, _, fut = heapq.heappop(self._timers)
+                *_, fut = heapq.heappop(self._timers)
                 fut.set_result(None)
                 fired = True
             if not notes and not fired and not self._ready:

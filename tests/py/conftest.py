@@ -1,12 +1,17 @@
-"""Shared pytest fixtures.
+"""Shared pytest fixtures and markers.
 
 `shared_dir` is the folder `../shared` beside the checkout (reference documents, the P4 corpus
 and the p4c STF suite). CI has it; a test that needs it is skipped cleanly where it is absent.
+
+Marker `rtl`: the test needs the RTL co-simulation (models/rtl, docs/cosim.md), and is skipped
+with the reason in a build configured with DPUSIM_RTL=OFF. `-m rtl` runs only those.
 """
 import os
 import pathlib
 
 import pytest
+
+import _dpusim
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
 SHARED = pathlib.Path(os.environ.get("DPUSIM_SHARED", ROOT.parent / "shared"))
@@ -22,3 +27,16 @@ def shared_dir():
     if not SHARED.is_dir():
         pytest.skip(f"shared data folder {SHARED} is absent")
     return SHARED
+
+
+def pytest_configure(config):
+    config.addinivalue_line("markers", "rtl: needs the RTL co-simulation (a build with DPUSIM_RTL=ON)")
+
+
+def pytest_collection_modifyitems(config, items):
+    if _dpusim.build_options["DPUSIM_RTL"]:
+        return
+    skip = pytest.mark.skip(reason="the RTL co-simulation is not built (DPUSIM_RTL=OFF: verilator missing or switched off)")
+    for item in items:
+        if item.get_closest_marker("rtl") is not None:
+            item.add_marker(skip)

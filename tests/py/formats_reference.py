@@ -145,7 +145,7 @@ def _order_key(v):
 
 
 def apply(op, f, a, b):
-    """The issue's rules for one element: codes in, code out."""
+    """The rules of docs/formats.md for one element: codes in, code out."""
     x, y = decode(f, a), decode(f, b)
     if x.kind == "nan":
         return nan_code(f, x.negative)

@@ -1,4 +1,4 @@
-"""dpusim.formats as the issue specifies its Python API: names, bytes-like in and bytes out,
+"""dpusim.formats as docs/formats.md specifies its Python API: names, bytes-like in and bytes out,
 the memory layout, and a ValueError naming the argument, the value and the rule."""
 import array
 import doctest

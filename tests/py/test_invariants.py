@@ -83,3 +83,61 @@ def test_a_declared_violation_is_logged_and_does_not_fail():
     assert res.ok, res.describe()
     (event,) = res.events("invariant_violation")
     assert event["expected"] is True
+
+
+# ---- the models' and the driver's own rules (docs/explore.md) ----------------------------------
+def scenario_file(name):
+    import os
+
+    from dpusim.scenario_file import load_scenario
+    root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+    return load_scenario(os.path.join(root, "scenarios", name))
+
+
+def test_a_reset_hold_longer_than_its_bound_is_a_liveness_stall():
+    """reset_during_mq_start.py holds the status at 0x40 for 45 ms: with a 10 ms bound the run
+    fails 10 ms after the hold began."""
+    fn, platform = scenario_file("reset_during_mq_start.py")
+    doc = dict(platform, timing={"vnet.reset_hold_bound_ps": 10 * 10**9})
+    res = run(fn, doc)
+    event = violation(res, "liveness_stall")
+    (held,) = [e for e in res.events("log") if e["msg"] == "RESET: holding device_status=0x40 until controller "
+                                                           "cleanup completes"]
+    assert event["path"] == "ep0.reset_hold" and event["time_ps"] == held["time_ps"] + 10 * 10**9
+    assert "02:00.0 device_status held at 0x40 until its controller cleanup completes" in event["detail"]
+
+
+def test_the_mq_start_enabling_a_pair_after_a_reset_is_caught_at_the_enable():
+    fn, platform = scenario_file("explore_mq_reset.py")
+    res = run(fn, platform, seed=3, explore=["choice.rebind_ms", "vnet.work.vq_start_ps"])
+    assert "invariant vq_enabled_after_reset violated" in res.failure
+    # The group enable of queue pairs 1..3 (VQ2..VQ7), each enable a violation, the first fails the run.
+    events = res.events("invariant_violation", kind="vq_enabled_after_reset")
+    assert [e["detail"].split(" ")[0] for e in events] == ["VQ2", "VQ3", "VQ4", "VQ5", "VQ6", "VQ7"]
+    first = events[0]
+    assert f"time_ps={first['time_ps']} path=ep0:" in res.failure
+    (reset,) = res.events("log", msg="VirtIO device reset [finished]", time_ps=res.events("reset_generation",
+                                                                                            gen=3)[0]["time_ps"])
+    assert reset["time_ps"] < first["time_ps"]
+    assert first["detail"].startswith("VQ2 of 02:00.0 enabled after the host reset the device (generation 3)")
+
+
+def test_a_status_the_driver_never_wrote_is_unreachable():
+    """A second agent writes DRIVER|ACKNOWLEDGE behind the driver's back: the driver, which
+    wrote DRIVER_OK last, reads a value the status machine cannot hold after its own write."""
+    from dpusim.drivers.pci import pci_host_probe
+    from dpusim.drivers.virtio_net import VirtioNet, virtio_net_devices
+    from dpusim.drivers.virtio_regs import VIRTIO_PCI_COMMON_STATUS
+
+    async def scenario(sim):
+        pci = await pci_host_probe(sim)
+        (dev,) = virtio_net_devices(pci)
+        net = await VirtioNet(sim, pci, dev).probe()
+        await sim.host.mem_write8(net.common + VIRTIO_PCI_COMMON_STATUS, 0x03)
+        await net.get_status()
+        await sim.sleep(1)
+
+    res = run(scenario, {"topology": {"family": "vnet", "options": {"num-ep": 1, "hotplug-mode": 0}}})
+    event = violation(res, "status_unreachable")
+    assert event["path"] == "host.virtio_net"
+    assert event["detail"] == "02:00.0: device_status read 0x03 after the driver wrote 0x0f"

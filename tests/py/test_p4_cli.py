@@ -1,4 +1,4 @@
-"""./dpusim p4 check | run | stf: exit statuses, messages, pcap in and out."""
+"""./dpusim p4 check | run | stf | switch: exit statuses, messages, pcap in and out."""
 import json
 import pathlib
 import struct
@@ -59,10 +59,10 @@ def test_check_prints_a_one_line_summary():
 
 
 def test_check_refusal_names_the_feature(tmp_path):
-    prog = with_patch(tmp_path, "minimal_forward.json", checksums=[{"name": "cksum", "id": 0}])
+    prog = with_patch(tmp_path, "minimal_forward.json", calculations=[{"name": "h", "id": 0, "algo": "toeplitz", "input": []}])
     r = tool("check", prog)
     assert r.returncode == 1
-    assert r.stderr == f"{prog}: error[unsupported]: checksums entry 'cksum': 'checksums' is not supported yet\n"
+    assert r.stderr == f"{prog}: error[unsupported]: calculation 'h': 'hash algorithm toeplitz' is not supported yet\n"
     assert r.stdout == ""
 
 
@@ -131,3 +131,57 @@ def test_stf_prints_pass_or_the_first_mismatch(tmp_path):
     r = tool("stf", DATA / "loopback.json", tmp_path / "bad.stf")
     assert r.returncode == 1
     assert "FAIL: packet 0 on port 3 differs at nibble 9: expected 0102030406, received 0102030405" in r.stdout
+
+
+OPS = DATA / "v1model_ops.json"
+
+
+def tag(op, data=0):
+    return bytes.fromhex("020000000002" "020000000001" "88b5") + bytes([op, 0, 0, 0]) + data.to_bytes(4, "big") + bytes(4)
+
+
+def switch(cwd, *args):
+    return subprocess.run([str(TOOL), "switch", str(OPS), *map(str, args)], capture_output=True, text=True, timeout=60, cwd=cwd)
+
+
+def test_switch_runs_files_as_simple_switch_with_commands_before_and_after(tmp_path):
+    (tmp_path / "cmds.txt").write_text("table_add ingress.ops ingress.set_port 1 => 2\n"
+                                       "table_add ingress.ops ingress.count_it 2 => 4\n"
+                                       "table_add ingress.ops ingress.digest_it 3 =>\n")
+    (tmp_path / "after.txt").write_text("counter_read ingress.ctr 4\n")
+    # Two inputs merged by timestamp; port 2 has no input file (an interface with nothing in).
+    write_pcap(tmp_path / "a_in.pcap", [(1_000, tag(1, 1)), (3_000, tag(2)), (5_000, tag(1, 3))])
+    write_pcap(tmp_path / "b_in.pcap", [(2_000, tag(1, 2)), (4_000, tag(3))], nanosecond=True)
+    r = switch(tmp_path, "-i", "0@a", "-i", "1@b", "-i", "2@c", "--use-files", "0", "--commands", "cmds.txt", "--after", "after.txt")
+    assert r.returncode == 0, r.stderr
+    assert r.stdout == ("digest learn_src: ethernet.srcAddr=0x20000000001 standard_metadata.ingress_port=0x1\n"
+                        "ingress.ctr[4]= (26 bytes, 1 packets)\n")
+    assert r.stderr == "dpusim p4 switch: 5 frames in, 5 out, 0 dropped, 0 to ports with no interface, 0 parse errors, 0 faults\n"
+    # Port 2 gets op 1 in input order; ops 2 and 3 go to port 1; outputs keep their input's
+    # timestamps, at nanosecond resolution because an input had it.
+    assert [(ts, f[18:22].hex()) for ts, f in read_pcap(tmp_path / "c_out.pcap")] == [(1_000, "00000001"), (2_000, "00000002"),
+                                                                                    (5_000, "00000003")]
+    assert [ts for ts, _ in read_pcap(tmp_path / "b_out.pcap")] == [3_000, 4_000]
+    assert read_pcap(tmp_path / "a_out.pcap") == []
+
+
+def test_switch_refuses_a_command_it_lacks_by_name_and_line(tmp_path):
+    (tmp_path / "cmds.txt").write_text("table_set_default ingress.ops ingress.drop\n\nset_queue_depth 64\n")
+    r = switch(tmp_path, "-i", "0@a", "--use-files", "--commands", "cmds.txt")
+    assert r.returncode == 1
+    assert r.stderr == "cmds.txt: line 3: set_queue_depth: command 'set_queue_depth' is not supported\n"
+    (tmp_path / "cmds.txt").write_text("table_add ingress.ops ingress.set_port 1 => 600\n")
+    r = switch(tmp_path, "-i", "0@a", "--use-files", "--commands", "cmds.txt")
+    assert r.returncode == 1 and "line 1: table_add: error[params]:" in r.stderr
+
+
+@pytest.mark.parametrize("args,why", [
+    (("-i", "0@a"), "only file mode is built: give --use-files"),
+    (("-i", "511@a", "--use-files"), "is not PORT@NAME with a port in 0..510"),
+    (("-i", "0@a", "-i", "0@b", "--use-files"), "repeats a port or a name"),
+    (("--use-files", "0"), "no interface"),
+    (("-i", "0@a", "--use-files", "--frobnicate"), "unexpected argument '--frobnicate'"),
+])
+def test_switch_usage_errors_exit_2(tmp_path, args, why):
+    r = switch(tmp_path, *args)
+    assert r.returncode == 2 and why in r.stderr

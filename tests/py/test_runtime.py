@@ -95,14 +95,11 @@ def test_asyncio_awaitables_are_refused_with_a_clear_error():
     assert "not a dpusim awaitable" in res.error
 
 
-def test_a_second_platform_in_one_process_is_a_clear_error():
-    async def scenario(sim):
-        import _dpusim
+async def test_a_second_platform_in_one_process_is_a_clear_error(sim):
+    import _dpusim
 
-        with pytest.raises(RuntimeError, match="already built in this process"):
-            _dpusim.platform.Platform('{"topology": {"endpoints": 1}}')
-
-    run_ok(scenario, PLATFORM)
+    with pytest.raises(RuntimeError, match="already built in this process"):
+        _dpusim.platform.Platform('{"topology": {"endpoints": 1}}')
 
 
 def test_set_cost_changes_the_named_operation_from_then_on():

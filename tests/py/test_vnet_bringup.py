@@ -1,5 +1,5 @@
 """A Linux probe of the application's endpoints: the application's log, line by line as
-vnet-app.md §5 documents it, its work items and their times from the timing profile, the
+docs/vnet.md documents it, its work items and their times from the timing profile, the
 deferred MQ start of static multi-endpoint mode, and the MQ start threads."""
 from dpusim.testing import run_ok
 from vnet_util import MS, app_log, bring_up, cost, first_time, msgs, vnet_platform, wait_mq_started

@@ -1,4 +1,4 @@
-"""The endpoint's BAR0 as the application emulates it (vnet-app.md §2.5, §3.4, §5.1): the
+"""The endpoint's BAR0 as the application emulates it (virtio 1.2 §4.1.4.3; docs/vnet.md): the
 common-config register file and its rules, the net device config, what reads 0xFAFAFAFA, the
 firmware-served MSI-X table."""
 from dpusim.drivers.pci import pci_host_probe

@@ -1,4 +1,4 @@
-"""The control virtqueue (vnet-app.md §7): what each class and command gets, with the
+"""The control virtqueue (virtio 1.2 §5.1.6.5; docs/vnet.md): what each class and command gets, with the
 application's log lines; VQ_PAIRS_SET growing in the background and shrinking synchronously."""
 import struct
 

@@ -1,4 +1,4 @@
-"""The application's hot-plug slots without a pciehp driver (vnet-app.md §4, §8): the host's side
+"""The application's hot-plug slots without a pciehp driver (docs/vnet.md, "Hot-plug"): the host's side
 is done by hand with config writes, so each test shows one rule: the slot bits a plug and an
 unplug set, power edges and DLActive, Command Completed, the stdin commands' outcomes and every
 rejection, the plug-ack wait, DSP MSIs over ACG credits and their retry and abandonment."""

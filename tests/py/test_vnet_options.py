@@ -1,5 +1,5 @@
 """The application's command-line options in the platform document: validated with the
-application's rules and messages (vnet-app.md §11), refused with the JSON path."""
+application's rules and messages (vnet_pci_dev.c's ARGP callbacks; docs/vnet.md), refused with the JSON path."""
 import json
 
 import pytest

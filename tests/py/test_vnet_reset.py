@@ -1,4 +1,4 @@
-"""Device reset (vnet-app.md §5.2, §6.3): the NEEDS_RESET hold until the controller cleanup
+"""Device reset (docs/vnet.md, "Status machine"): the NEEDS_RESET hold until the controller cleanup
 completes and its release by the next access, the per-device reset barrier, FEATURES_OK during a
 cleanup, the PE1 service bound, and the scenarios that place resets in races."""
 import os

@@ -1,4 +1,4 @@
-"""Every work type of the application's workqueue (vnet-app.md §6.1) queued, started and
+"""Every work type of the application's workqueue (docs/vnet.md, "Workqueue") queued, started and
 finished; the stdin commands behind SPEED_CHANGE and HOTPLUG_EVENT; the slot's power edges
 and the delayed destroy; the workqueue's shutdown at the end of the run."""
 import struct

@@ -41,13 +41,18 @@ void Engine::Impl::init_tables() {
   for (std::size_t i = 0; i < program.tables.size(); ++i) {
     const TableInfo& t = program.tables[i];
     TableRuntime& rt = tables[i];
-    // Empty shells: memory comes with the first entry.
-    rt.exact.init(t.key_bytes, t.data_limbs);
-    rt.lpm.init(t.key_bytes, t.data_limbs);
-    rt.store.init(t.key_bytes, t.data_limbs);
+    // Empty shells: memory comes with the first entry. Each record's runtime data is
+    // followed by the entry's handle.
+    rt.exact.init(t.key_bytes, t.data_limbs + 1);
+    rt.lpm.init(t.key_bytes, t.data_limbs + 1);
+    rt.store.init(t.key_bytes, t.data_limbs + 1);
     if (t.match_type == TableMatchType::kTernary) rt.ternary = std::make_unique<TernaryIndex>(&rt.store);
     rt.default_entry = t.default_entry;
     if (t.match_type == TableMatchType::kLpm) rt.lpm_base_bits = t.key_bytes * 8 - t.keys[t.lpm_key].width;
+    if (t.direct_meter >= 0) {
+      rt.entry_meters.rate_count = program.meters[static_cast<std::size_t>(t.direct_meter)].rate_count;
+      rt.entry_meters.packets = program.meters[static_cast<std::size_t>(t.direct_meter)].packets;
+    }
   }
 }
 
@@ -59,8 +64,9 @@ std::unique_ptr<Engine> Engine::load(std::string_view json, const LoadOptions& o
   impl->options = options;
   if (!load_program(json, options.externs, &impl->program, error)) return nullptr;
   impl->init_tables();
+  impl->runtime.init(impl->program);
+  impl->exec = std::make_unique<Executor>(impl->program, impl->tables, impl->runtime);
   if (!impl->install_const_entries(error)) return nullptr;
-  impl->exec = std::make_unique<Executor>(impl->program, impl->tables);
   return std::unique_ptr<Engine>(new Engine(std::move(impl)));
 }
 
@@ -91,7 +97,10 @@ std::unique_ptr<Engine> Engine::load_file(const std::string& path, const LoadOpt
   return load(text, options, error);
 }
 
-bool Engine::update(const TableUpdate& u, UpdateError* error) { return impl_->apply(u, error); }
+bool Engine::update(const TableUpdate& u, UpdateError* error, std::uint32_t* handle) {
+  if (!u.action_profile.empty()) return impl_->apply_profile(u, error);
+  return impl_->apply(u, error, handle);
+}
 const Stats& Engine::stats() const { return impl_->stats; }
 Stats& Engine::mutable_stats() { return impl_->stats; }
 PortPolicy Engine::policy() const { return impl_->options.policy; }
@@ -105,7 +114,8 @@ std::string Engine::summary() const {
   std::ostringstream s;
   s << (p.name.empty() ? "program" : p.name) << ": " << headers << " headers, " << metadata << " metadata, "
     << p.parser.states.size() << " parse states, " << p.actions.size() << " actions, " << p.tables.size()
-    << " tables (" << n[0] << " exact, " << n[1] << " lpm, " << n[2] << " ternary), " << p.conditionals.size()
+    << " tables (" << n[0] << " exact, " << n[1] << " lpm, " << n[2] << " ternary" << (n[3] ? ", " + std::to_string(n[3]) + " range" : "")
+    << "), " << p.conditionals.size()
     << " conditionals, " << p.phv_bytes << "/" << P4_MAX_PHV_BYTES << " header vector bytes, "
     << p.entries_budget_used << " table entries requested";
   return s.str();
@@ -132,6 +142,12 @@ std::vector<TableDesc> Engine::describe_tables() const {
     d.max_size = t.max_size;
     d.entries = impl_->tables[i].count;
     d.immutable = t.immutable;
+    if (t.profile >= 0) {
+      d.action_profile = p.action_profiles[static_cast<std::size_t>(t.profile)].name;
+      d.selector = t.impl == TableImpl::kIndirectWs;
+    }
+    if (t.direct_counter >= 0) d.direct_counter = p.counters[static_cast<std::size_t>(t.direct_counter)].name;
+    if (t.direct_meter >= 0) d.direct_meter = p.meters[static_cast<std::size_t>(t.direct_meter)].name;
     out.push_back(std::move(d));
   }
   return out;
@@ -156,76 +172,20 @@ std::vector<HeaderDesc> Engine::describe_headers() const {
   return out;
 }
 
-const LoadOptions& Engine::load_options() const { return impl_->options; }
-
-Verdict Engine::process(std::uint32_t in_port, const std::uint8_t* frame, std::size_t size) {
-  Impl& m = *impl_;
-  Stats& s = m.stats;
-  const Program& p = m.program;
-  Executor& x = *m.exec;
-  const bool device = m.options.policy == PortPolicy::kDevice;
-  (in_port == P4_PORT_HOST ? s.host_in : s.uplink_in)++;
-  Verdict v;
-  auto drop = [&](DropReason reason) {
-    v.dropped = true;
-    v.reason = reason;
-    ++s.dropped;
-    if (reason == DropReason::kTooBig) ++s.too_big;
-    if (reason == DropReason::kFault) {
-      ++s.faults;
-      v.fault = x.st.fault;
-    }
-    return v;
-  };
-  // A frame the program cannot run over is dropped, never forwarded unexamined.
-  if (size < P4_MIN_FRAME_BYTES) return drop(DropReason::kTooSmall);
-  if (size > P4_MAX_FRAME_BYTES) return drop(DropReason::kTooBig);
-  if (device ? in_port > P4_PORT_UPLINK : in_port >= (1u << P4_V1MODEL_PORT_BITS)) return drop(DropReason::kNoSuchPort);
-
-  x.begin_frame(frame, size, in_port);
-  if (p.f_ingress_port >= 0) x.store_field(p.f_ingress_port, Value::of(in_port));
-  if (p.f_packet_length >= 0) x.store_field(p.f_packet_length, Value::of(size));
-  std::uint64_t error = x.parse();
-  if (x.st.fault != nullptr) return drop(DropReason::kFault);
-  if (error != p.core_errors.no_error) ++s.parse_errors;
-  if (p.f_parser_error >= 0) x.store_field(p.f_parser_error, Value::of(error));
-  x.run_pipeline(p.ingress);
-  if (x.st.fault != nullptr) return drop(DropReason::kFault);
-
-  // End of ingress: simple_switch's drop check, then the port.
-  const std::uint64_t spec = x.field_u64(p.f_egress_spec);
-  std::uint32_t port;
-  if (device && !x.st.egress_spec_written) {
-    // No port chosen: forward to the other port, as the device does with no program. The
-    // field's initial zero is not a request for the host port.
-    port = in_port == P4_PORT_HOST ? P4_PORT_UPLINK : P4_PORT_HOST;
-  } else if (spec == P4_V1MODEL_DROP_PORT) {
-    return drop(DropReason::kIngressDrop);
-  } else if (device && spec > P4_PORT_UPLINK) {
-    return drop(DropReason::kNoSuchPort);
-  } else {
-    port = static_cast<std::uint32_t>(spec);
-  }
-
-  // Egress: egress_port is the resolved port; simple_switch sets egress_spec to the drop
-  // port + 1 (512, which a 9-bit field holds as 0) so that only an explicit drop drops.
-  if (p.f_egress_port >= 0) x.store_field(p.f_egress_port, Value::of(port));
-  x.store_field(p.f_egress_spec, Value::of(P4_V1MODEL_DROP_PORT + 1));
-  if (p.f_packet_length >= 0) x.store_field(p.f_packet_length, Value::of(static_cast<std::uint64_t>(x.st.length_reg)));
-  x.run_pipeline(p.egress);
-  if (x.st.fault != nullptr) return drop(DropReason::kFault);
-  if (x.field_u64(p.f_egress_spec) == P4_V1MODEL_DROP_PORT) return drop(DropReason::kEgressDrop);
-
-  std::size_t out = x.deparse();
-  if (x.st.fault != nullptr) return drop(DropReason::kFault);
-  if (out > P4_MAX_FRAME_BYTES) return drop(DropReason::kTooBig);
-  if (out < P4_MIN_FRAME_BYTES) return drop(DropReason::kTooSmall);
-  (port == P4_PORT_HOST ? s.host_out : s.uplink_out)++;
-  v.port = port;
-  v.data = x.st.out.data();
-  v.size = out;
-  return v;
+std::vector<ObjectDesc> Engine::describe_objects() const {
+  const Program& p = impl_->program;
+  std::vector<ObjectDesc> out;
+  auto table_name = [&](int t) { return t >= 0 ? p.tables[static_cast<std::size_t>(t)].name : std::string(); };
+  for (const CounterInfo& c : p.counters) out.push_back({c.name, "counter", c.size, 0, table_name(c.direct_table)});
+  for (const MeterInfo& m : p.meters) out.push_back({m.name, "meter", m.size, m.rate_count, table_name(m.direct_table)});
+  for (const RegisterInfo& r : p.registers) out.push_back({r.name, "register", r.size, r.width, ""});
+  for (const ActionProfileInfo& a : p.action_profiles) out.push_back({a.name, "action_profile", a.max_size, 0, ""});
+  for (const ParseVsetInfo& v : p.parse_vsets) out.push_back({v.name, "parse_vset", v.max_size, v.bitwidth, ""});
+  for (const FieldListInfo& l : p.learn_lists) out.push_back({l.name, "learn_list", 0, 0, ""});
+  return out;
 }
+
+const LoadOptions& Engine::load_options() const { return impl_->options; }
 
 int Engine::field_handle(const std::string& name) const {
   const Program& p = impl_->program;

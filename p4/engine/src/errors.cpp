@@ -37,6 +37,7 @@ const char* load_code_name(LoadCode code) {
     case LoadCode::kRdmaMetadataField: return "rdma_metadata_field";
     case LoadCode::kRdmaMetadataWire: return "rdma_metadata_wire";
     case LoadCode::kExternRegistry: return "extern_registry";
+    case LoadCode::kStatefulBudget: return "stateful_budget";
   }
   return "unknown";
 }
@@ -62,6 +63,16 @@ const char* update_code_name(UpdateCode code) {
     case UpdateCode::kImmutableTable: return "immutable_table";
     case UpdateCode::kKeylessTable: return "keyless_table";
     case UpdateCode::kBadRecord: return "bad_record";
+    case UpdateCode::kUnknownProfile: return "unknown_profile";
+    case UpdateCode::kNoSuchMember: return "no_such_member";
+    case UpdateCode::kNoSuchGroup: return "no_such_group";
+    case UpdateCode::kDuplicateMember: return "duplicate_member";
+    case UpdateCode::kProfileFull: return "profile_full";
+    case UpdateCode::kInUse: return "in_use";
+    case UpdateCode::kIndirect: return "indirect";
+    case UpdateCode::kRange: return "range";
+    case UpdateCode::kUnknownObject: return "unknown_object";
+    case UpdateCode::kIndex: return "index";
   }
   return "unknown";
 }

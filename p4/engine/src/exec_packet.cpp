@@ -9,7 +9,8 @@
 
 namespace dpusim::p4 {
 
-Executor::Executor(const Program& program, std::vector<TableRuntime>& tables) : p_(program), tables_(tables) {
+Executor::Executor(const Program& program, std::vector<TableRuntime>& tables, Runtime& runtime)
+    : p_(program), tables_(tables), rt_(runtime) {
   st.phv.assign(static_cast<std::size_t>(p_.phv_limbs), 0);
   st.valid.assign(p_.headers.size(), 0);
   st.valid_init.assign(p_.headers.size(), 0);
@@ -17,16 +18,17 @@ Executor::Executor(const Program& program, std::vector<TableRuntime>& tables) : 
   for (std::size_t h = 0; h < p_.headers.size(); ++h) st.valid_init[h] = p_.headers[h].metadata ? 1 : 0;
   st.stack_next.assign(p_.stacks.size(), 0);
   st.vl_bits.assign(p_.headers.size(), 0);
+  st.wire_src.assign(p_.headers.size(), nullptr);
   st.union_stack_next.assign(p_.union_stacks.size(), 0);
   std::size_t key_bytes = 1;
   for (const TableInfo& t : p_.tables) key_bytes = std::max(key_bytes, static_cast<std::size_t>(t.key_bytes));
-  st.key.assign(key_bytes, 0);
+  st.key.assign(key_bytes + 8, 0);  // slack for build_key's 8-byte stores
   st.key_scratch.assign(key_bytes, 0);
   std::size_t select = 1;
   for (const ParseState& s : p_.parser.states) select = std::max(select, static_cast<std::size_t>(s.key_bytes));
   st.select_key.assign(select, 0);
-  // Headers can add at most the whole header vector to a frame.
-  st.out.assign(P4_MAX_FRAME_BYTES + P4_MAX_PHV_BYTES, 0);
+  st.wire_window.assign(P4_MAX_PHV_BYTES + 16, 0);
+  st.vset_key.reserve(select);
   std::size_t args = 0;
   for (const ActionInfo& a : p_.actions)
     for (const Prim& pr : a.prims) args = std::max(args, pr.args.size());
@@ -34,6 +36,10 @@ Executor::Executor(const Program& program, std::vector<TableRuntime>& tables) : 
     for (const ParseOp& op : s.ops) args = std::max(args, op.prim.args.size());
   for (const Prim& pr : p_.deparser.prims) args = std::max(args, pr.args.size());
   st.extern_args.assign(std::max<std::size_t>(args, 1), Value::zero());
+  // The largest input a calculation builds, or a header for the ipv4 checksum.
+  std::size_t calc = P4_MAX_PHV_BYTES;
+  for (const CalculationInfo& c : p_.calculations) calc = std::max(calc, static_cast<std::size_t>(c.max_bytes));
+  st.calc_buf.assign(calc + 8, 0);
 }
 
 void Executor::begin_frame(const std::uint8_t* pkt, std::size_t len, std::uint32_t in_port) {
@@ -43,6 +49,7 @@ void Executor::begin_frame(const std::uint8_t* pkt, std::size_t len, std::uint32
   std::memcpy(st.valid.data(), st.valid_init.data(), st.valid.size());
   std::fill(st.stack_next.begin(), st.stack_next.end(), 0);
   std::fill(st.vl_bits.begin(), st.vl_bits.end(), 0);
+  std::fill(st.wire_src.begin(), st.wire_src.end(), nullptr);
   std::fill(st.union_stack_next.begin(), st.union_stack_next.end(), 0);
   st.pkt = pkt;
   st.pkt_len = len;
@@ -56,8 +63,17 @@ void Executor::begin_frame(const std::uint8_t* pkt, std::size_t len, std::uint32
   st.parse_error_pending = false;
   st.truncate_len = -1;
   st.length_reg = static_cast<std::int64_t>(len);
+  st.ingress_length = len;
+  st.clone_session = st.clone_field_list = st.learn_list = st.resubmit_list = st.recirculate_list = 0;
+  st.checksum_error = false;
   st.action_data = nullptr;
   current_prim_ = nullptr;
+}
+
+void Executor::reset_metadata() {
+  for (const HeaderInfo& h : p_.headers)
+    if (h.metadata)
+      std::fill(st.phv.begin() + h.limb, st.phv.begin() + h.limb + h.nlimbs, 0);
 }
 
 void Executor::set_valid(int header) {
@@ -80,6 +96,7 @@ void Executor::copy_header(int dst, int src) {
   const HeaderInfo& s = p_.headers[src];
   std::memmove(&st.phv[static_cast<std::size_t>(d.limb)], &st.phv[static_cast<std::size_t>(s.limb)],
                static_cast<std::size_t>(s.nlimbs) * 8);
+  st.wire_src[static_cast<std::size_t>(dst)] = d.type == s.type ? st.wire_src[static_cast<std::size_t>(src)] : nullptr;
   st.vl_bits[static_cast<std::size_t>(dst)] = st.vl_bits[static_cast<std::size_t>(src)];
   if (p_.f_egress_spec >= 0 && p_.fields[p_.f_egress_spec].header == dst) st.egress_spec_written = true;
 }
@@ -91,6 +108,7 @@ namespace {
 void swap_headers(FrameState& st, const HeaderInfo& a, const HeaderInfo& b, int ia, int ib) {
   std::swap_ranges(st.phv.begin() + a.limb, st.phv.begin() + a.limb + a.nlimbs, st.phv.begin() + b.limb);
   std::swap(st.valid[ia], st.valid[ib]);
+  std::swap(st.wire_src[static_cast<std::size_t>(ia)], st.wire_src[static_cast<std::size_t>(ib)]);
   std::swap(st.vl_bits[static_cast<std::size_t>(ia)], st.vl_bits[static_cast<std::size_t>(ib)]);
 }
 
@@ -154,6 +172,28 @@ void Executor::wire_span(const FieldInfo& f, int varbit_offset, int vl, std::siz
 void Executor::extract_header(int header, const std::uint8_t* at) {
   const HeaderInfo& h = p_.headers[header];
   const int vl = st.vl_bits[static_cast<std::size_t>(header)];
+  if (h.varbit_field < 0 && h.wire_bytes <= P4_MAX_PHV_BYTES) {
+    // A fixed header: each field with one 8-byte load, from the frame when 8 bytes follow
+    // the header in it, else from a copy with slack.
+    const std::uint8_t* win = at;
+    if (at + h.wire_bytes + 8 > st.pkt + st.pkt_len || at < st.pkt) {
+      std::uint8_t* copy = st.wire_window.data();
+      std::memcpy(copy, at, static_cast<std::size_t>(h.wire_bytes));
+      std::memset(copy + h.wire_bytes, 0, 8);
+      win = copy;
+    }
+    for (int k = 0; k < h.nfields; ++k) {
+      const FieldInfo& f = p_.fields[h.first_field + k];
+      std::uint64_t* limbs = &st.phv[static_cast<std::size_t>(f.limb)];
+      if (f.width <= kFastFieldBits) *limbs = read_bits_fast(win, static_cast<std::size_t>(f.bit_offset), f.width);
+      else wire_to_limbs(win, static_cast<std::size_t>(f.bit_offset), f.width, limbs);
+    }
+    set_valid(header);
+    // A fixed header's fields are exactly its bytes: until one changes, the deparser can
+    // copy these bytes back.
+    st.wire_src[static_cast<std::size_t>(header)] = at;
+    return;
+  }
   const int varbit_offset = h.varbit_field >= 0 ? p_.fields[h.varbit_field].offset : -1;
   for (int k = 0; k < h.nfields; ++k) {
     const FieldInfo& f = p_.fields[h.first_field + k];
@@ -165,11 +205,32 @@ void Executor::extract_header(int header, const std::uint8_t* at) {
     wire_to_limbs(at, offset, width, limbs);
   }
   set_valid(header);
+  st.wire_src[static_cast<std::size_t>(header)] = nullptr;
 }
 
 void Executor::emit_header(int header, std::uint8_t* at) const {
   const HeaderInfo& h = p_.headers[header];
   const int vl = st.vl_bits[static_cast<std::size_t>(header)];
+  if (h.varbit_field < 0) {
+    if (const std::uint8_t* src = st.wire_src[static_cast<std::size_t>(header)]) {
+      std::memcpy(at, src, static_cast<std::size_t>(h.wire_bytes));  // unchanged since extracted
+      return;
+    }
+    // A fixed header's fields are in wire order, one after another.
+    WireWriter w{at};
+    if (h.narrow) {
+      const std::uint64_t* limbs = &st.phv[static_cast<std::size_t>(h.limb)];
+      for (int k = 0; k < h.nfields; ++k) w.push(limbs[k], h.widths[static_cast<std::size_t>(k)]);
+      w.finish();
+      return;
+    }
+    for (int k = 0; k < h.nfields; ++k) {
+      const FieldInfo& f = p_.fields[h.first_field + k];
+      w.push_limbs(&st.phv[static_cast<std::size_t>(f.limb)], f.width);
+    }
+    w.finish();
+    return;
+  }
   const int varbit_offset = h.varbit_field >= 0 ? p_.fields[h.varbit_field].offset : -1;
   std::memset(at, 0, header_bytes(header));
   for (int k = 0; k < h.nfields; ++k) {
@@ -182,6 +243,13 @@ void Executor::emit_header(int header, std::uint8_t* at) const {
 }
 
 std::uint64_t Executor::parse() {
+  std::uint64_t error = parse_states();
+  // bmv2 verifies the checksums once the parser stops, whether or not it failed.
+  if (st.fault == nullptr && p_.verify_checksums) verify_checksums();
+  return error;
+}
+
+std::uint64_t Executor::parse_states() {
   const CoreErrors& ce = p_.core_errors;
   int state = p_.parser.init_state;
   int steps = 0;
@@ -287,7 +355,17 @@ std::uint64_t Executor::parse() {
     int next = s.default_next;
     for (const Transition& t : s.transitions) {
       bool match = true;
-      for (int i = 0; i < s.key_bytes && match; ++i) match = (st.select_key[i] & t.mask[i]) == t.value[i];
+      if (t.vset >= 0) {
+        // A value set's members, laid out and masked as the key (bmv2's ParseVSet).
+        const auto& members = rt_.vset_cases[static_cast<std::size_t>(t.vset_case)];
+        if (members.empty()) continue;
+        std::vector<std::uint8_t>& k = st.vset_key;
+        k.assign(st.select_key.begin(), st.select_key.begin() + s.key_bytes);
+        for (int i = 0; i < s.key_bytes; ++i) k[static_cast<std::size_t>(i)] &= t.mask[static_cast<std::size_t>(i)];
+        match = members.count(k) != 0;
+      } else {
+        for (int i = 0; i < s.key_bytes && match; ++i) match = (st.select_key[i] & t.mask[i]) == t.value[i];
+      }
       if (match) {
         next = t.next;
         break;
@@ -298,7 +376,10 @@ std::uint64_t Executor::parse() {
   return ce.no_error;
 }
 
-std::size_t Executor::deparse() {
+std::size_t Executor::deparse(std::uint8_t* out) {
+  // bmv2's deparser updates the checksums first, then runs its primitives, then emits.
+  if (p_.update_checksums) update_checksums();
+  if (st.fault != nullptr) return 0;
   for (const Prim& prim : p_.deparser.prims) {
     exec_prim(prim);
     if (st.fault != nullptr) return 0;
@@ -307,11 +388,11 @@ std::size_t Executor::deparse() {
   for (int h : p_.deparser.order) {
     if (!st.valid[h]) continue;
     // Every header in the order fits: the vector is at most P4_MAX_PHV_BYTES.
-    emit_header(h, &st.out[pos]);
+    emit_header(h, out + pos);
     pos += header_bytes(h);
   }
   std::size_t payload = st.pkt_len - st.cursor;
-  std::memcpy(&st.out[pos], st.pkt + st.cursor, payload);
+  if (payload != 0) std::memcpy(out + pos, st.pkt + st.cursor, payload);  // an empty frame has no bytes
   pos += payload;
   if (st.truncate_len >= 0 && pos > static_cast<std::size_t>(st.truncate_len)) pos = static_cast<std::size_t>(st.truncate_len);
   return pos;

@@ -22,19 +22,33 @@ void Executor::load_field(int field, Value& out) const {
   int i = 0;
   for (; i < f.nlimbs; ++i) out.w[i] = src[i];
   for (; i < kValueLimbs; ++i) out.w[i] = 0;
+  // A signed field holds its two's complement bits; it reads as the signed number.
+  if (f.is_signed && out.bit(f.width - 1)) {
+    Value high = Value::ones(kValueBits);
+    value_shl(high, high, static_cast<unsigned>(f.width));
+    value_or(out, out, high);
+  }
 }
 
 void Executor::store_field(int field, const Value& v) {
   const FieldInfo& f = p_.fields[field];
   std::uint64_t* dst = &st.phv[static_cast<std::size_t>(f.limb)];
-  for (int i = 0; i < f.nlimbs; ++i) dst[i] = v.w[i];
+  const Value* src = &v;
+  Value clamped;
+  if (f.saturating) {
+    // bmv2's saturating fields clamp to their range rather than wrap.
+    if (f.is_signed) value_sat_cast(clamped, v, f.width);
+    else value_usat_cast(clamped, v, f.width);
+    src = &clamped;
+  }
+  for (int i = 0; i < f.nlimbs; ++i) dst[i] = src->w[i];
   int rem = f.width % 64;
   if (rem != 0) dst[f.nlimbs - 1] &= (1ull << rem) - 1;
+  st.wire_src[static_cast<std::size_t>(f.header)] = nullptr;
   // The device policy needs to know whether the program chose a port at all.
   if (field == p_.f_egress_spec) st.egress_spec_written = true;
 }
 
-std::uint64_t Executor::field_u64(int field) const { return st.phv[static_cast<std::size_t>(p_.fields[field].limb)]; }
 
 namespace {
 
@@ -47,6 +61,38 @@ bool shift_amount(const Value& r, unsigned* n) {
 }
 
 }  // namespace
+
+std::uint64_t Executor::eval_u64(int node) {
+  // Only nodes whose small_bits the loader bounded: never negative, below 2^63, so 64-bit
+  // arithmetic gives what the wide values would.
+  const ExprNode& n = p_.exprs[static_cast<std::size_t>(node)];
+  switch (n.op) {
+    case ExprOp::kField: return field_u64(n.a);
+    case ExprOp::kConst: return p_.consts[static_cast<std::size_t>(n.a)].w[0];
+    case ExprOp::kLocal: return st.action_data[n.b];
+    case ExprOp::kValidField: return st.valid[static_cast<std::size_t>(n.a)];
+    case ExprOp::kB2D: return eval_bool(n.a) ? 1 : 0;
+    case ExprOp::kAdd: return eval_u64(n.a) + eval_u64(n.b);
+    case ExprOp::kMul: return eval_u64(n.a) * eval_u64(n.b);
+    case ExprOp::kBitAnd: return eval_u64(n.a) & eval_u64(n.b);
+    case ExprOp::kBitOr: return eval_u64(n.a) | eval_u64(n.b);
+    case ExprOp::kBitXor: return eval_u64(n.a) ^ eval_u64(n.b);
+    case ExprOp::kShr: {
+      std::uint64_t v = eval_u64(n.a), k = eval_u64(n.b);
+      if (k >= static_cast<std::uint64_t>(kValueBits)) {
+        fault("a shift past the carried width of 576 bits");
+        return 0;
+      }
+      return k >= 64 ? 0 : v >> k;
+    }
+    case ExprOp::kTernary: return eval_bool(n.c) ? eval_u64(n.a) : eval_u64(n.b);
+    default: {
+      Value v;
+      eval(node, v);
+      return v.w[0];
+    }
+  }
+}
 
 void Executor::eval(int node, Value& out) {
   const ExprNode& n = p_.exprs[node];
@@ -222,6 +268,18 @@ bool Executor::eval_bool(int node) {
     }
     case ExprOp::kTernary: return eval_bool(n.c) ? eval_bool(n.a) : eval_bool(n.b);
     default: break;
+  }
+  if (p_.exprs[static_cast<std::size_t>(n.a)].small_bits >= 0 && p_.exprs[static_cast<std::size_t>(n.b)].small_bits >= 0) {
+    const std::uint64_t x = eval_u64(n.a), y = eval_u64(n.b);
+    switch (n.op) {
+      case ExprOp::kEq: return x == y;
+      case ExprOp::kNe: return x != y;
+      case ExprOp::kLt: return x < y;
+      case ExprOp::kLe: return x <= y;
+      case ExprOp::kGt: return x > y;
+      case ExprOp::kGe: return x >= y;
+      default: break;
+    }
   }
   Value a, b;
   eval(n.a, a);

@@ -1,29 +1,11 @@
 // Top level of the loader: size and weight before parsing, the format version, the
-// sections in dependency order, and the known-but-not-built features refused by name.
+// sections in dependency order.
 #include "loader.h"
 
 #include "dpusim/p4/limits.h"
 #include "json_cost.h"
 
 namespace dpusim::p4 {
-
-namespace {
-
-struct TopLevelFeature {
-  const char* key;
-  const char* feature;
-};
-// Known bmv2 sections this engine does not build. A non-empty one is refused by the
-// feature's name; an empty one (p4c writes them all) costs nothing. Checksums come before
-// calculations because a checksum is what a program that has both is using them for.
-const TopLevelFeature kRefusedSections[] = {
-    {"checksums", "checksums"},         {"calculations", "calculations"},
-    {"counter_arrays", "counters"},     {"meter_arrays", "meters"},
-    {"register_arrays", "registers"},   {"learn_lists", "digests"},
-    {"parse_vsets", "parse value sets"},
-};
-
-}  // namespace
 
 void Loader::load() {
   if (!doc_.is_object()) refuse(LoadCode::kSchema, "document is a JSON " + std::string(doc_.type_name()) + ", not an object");
@@ -41,20 +23,7 @@ void Loader::load() {
     p_.name = prog->get<std::string>();
     check_name(p_.name, "program");
   }
-  for (const auto& s : kRefusedSections) {
-    const Json* v = find(doc_, s.key);
-    if (v != nullptr && !v->is_null()) {
-      check_array(*v, P4_MAX_ACTIONS, std::string("'") + s.key + "'");
-      if (!v->empty()) {
-        std::string first = "program";
-        if ((*v)[0].is_object() && (*v)[0].contains("name") && (*v)[0]["name"].is_string())
-          first = std::string(s.key) + " entry '" + (*v)[0]["name"].get<std::string>().substr(0, 100) + "'";
-        check_name(first, s.key);
-        refuse_feature(s.feature, first);
-      }
-    }
-  }
-  load_externs();  // an extern the target lacks is the feature to name, before anything else
+  load_externs();
   load_header_types();
   load_headers();
   load_stacks_and_unions();
@@ -62,10 +31,16 @@ void Loader::load() {
   load_field_aliases();
   resolve_v1model_fields();
   layout_phv();
+  load_calculations();
+  load_stateful_arrays();
+  load_field_lists();
+  load_parse_vsets();
   load_actions();
   load_parser();
   load_deparser();
   load_pipelines();
+  bind_direct_resources();
+  load_checksums();
   check_cycles();
 }
 

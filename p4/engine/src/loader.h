@@ -62,10 +62,14 @@ class Loader {
   };
   static Identity identify(const Json& obj, const std::string& kind, std::set<std::int64_t>* ids,
                            std::map<std::string, int>* names, int index);
-  // bmv2 hexstr: a negative one is refused by name; one wider than P4_MAX_FIELD_BITS is not
-  // a value this engine can carry.
+  // bmv2 hexstr, negative ones in two's complement; one wider than P4_MAX_FIELD_BITS is
+  // not a value this engine can carry.
   static Value hexstr(const Json& v, const std::string& where);
-  // A hexstr that must fit `width` bits ("literal wider than its field").
+  // Whether a literal can be written to a field of `width` bits without losing bits (a
+  // negative one: its magnitude).
+  static bool literal_fits(const Value& v, int width);
+  // A hexstr that must fit `width` bits ("literal wider than its field"), as its `width`
+  // low bits.
   static Value hexstr_fitting(const Json& v, int width, const std::string& where);
   // A byte string of exactly nbytes (transition values and masks, key masks).
   static std::vector<std::uint8_t> hexbytes(const Json& v, int nbytes, const std::string& where);
@@ -80,8 +84,6 @@ class Loader {
   void layout_phv();
   int field_ref(const Json& v, const std::string& where);  // ["header", "field"]
   int header_ref(const std::string& name, const std::string& where);
-  // Refuses reads or writes of intrinsic metadata the engine cannot reproduce.
-  void use_field(int field, bool write, const std::string& where);
 
   // --- expressions and operands (loader_expr.cpp) -------------------------------------
   struct ExprScope {
@@ -96,6 +98,7 @@ class Loader {
   int as_lvalue(int node, const std::string& where);  // checks a compiled node is a field
   int header_operand(const Json& v, const ExprScope& scope, const std::string& where);
   int add_node(ExprOp op, ExprKind kind, int a = -1, int b = -1, int c = -1);
+  int small_bits(const ExprNode& n) const;
   int add_const(const Value& v);
   // The static width of a data node when known (a field, a parameter), else -1.
   int static_width(int node) const;
@@ -110,20 +113,46 @@ class Loader {
   void load_parser();
   void load_deparser();
 
+  // --- calculations, checksums, stateful arrays, lists, value sets (loader_stateful.cpp)
+  std::vector<CalcInput> calc_inputs(const Json& arr, const std::string& where, bool fields_only);
+  int add_calculation(const std::string& name, int id, const std::string& algo, std::vector<CalcInput> inputs,
+                      const std::string& where);
+  void load_calculations();
+  void load_checksums();
+  void load_stateful_arrays();
+  std::uint32_t stateful_size(const Json& obj, const std::string& where);
+  void load_field_lists();
+  void load_parse_vsets();
+  void bind_direct_resources();
+  // A primitive operand naming an object of a kind ("counter_array", "calculation"...).
+  int named_operand(const Json& v, const char* type, const std::map<std::string, int>& names, const std::string& where);
+  // A field list (or learn list) id operand; a constant one must name a list.
+  int field_list_operand(const Json& v, const ExprScope& scope, const std::string& where, bool learn);
+  bool direct_counter_named(int counter) const;
+
   // --- pipelines (loader_pipeline.cpp) ------------------------------------------------
   void load_pipelines();
+  void load_action_profiles(const Json& pipeline, const std::string& where);
   void check_cycles();
   std::vector<std::uint64_t> action_data(const Json& arr, int action, const std::string& where);
 
   const Json& doc_;
   const ExternRegistry* externs_;
   Program& p_;
-  // Field ids of intrinsic metadata that is refused when used, with the feature's name.
-  std::map<int, std::string> unsupported_fields_;
   // The field_aliases map: target's expected name -> field id.
   std::map<std::string, int> aliases_;
   // Action names shared by several actions (found by id, or within one table, only).
   std::set<std::string> duplicate_action_names_;
+  // Direct counters and meters, bound to their tables once the tables are known.
+  struct DirectBinding {
+    std::string table;
+    int index;
+    bool meter;
+    std::string where;
+  };
+  std::vector<DirectBinding> direct_bindings_;
+  std::uint64_t stateful_cells_ = 0;
+  std::set<std::int64_t> action_profile_ids_;
 };
 
 }  // namespace dpusim::p4

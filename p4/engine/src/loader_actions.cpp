@@ -1,5 +1,6 @@
 // Actions and their primitives (JSON_format.md "actions", simple_switch's primitives.cpp
 // for the v1model ones), and extern instances.
+#include <algorithm>
 #include <set>
 
 #include "dpusim/p4/limits.h"
@@ -8,26 +9,6 @@
 namespace dpusim::p4 {
 
 namespace {
-
-struct NamedRefusal {
-  const char* primitive;
-  const char* feature;
-};
-// Primitives of simple_switch that need machinery this engine does not model.
-const NamedRefusal kRefusedPrimitives[] = {
-    {"count", "counters"},
-    {"execute_meter", "meters"},
-    {"register_read", "registers"},
-    {"register_write", "registers"},
-    {"clone_ingress_pkt_to_egress", "clone"},
-    {"clone_egress_pkt_to_egress", "clone"},
-    {"resubmit", "resubmit"},
-    {"recirculate", "recirculate"},
-    {"generate_digest", "digests"},
-    {"modify_field_with_hash_based_offset", "calculations"},
-    {"modify_field_rng_uniform", "random numbers"},
-    {"extern_func", "extern functions"},
-};
 
 struct BinaryPrim {
   const char* name;
@@ -52,8 +33,9 @@ void Loader::load_externs() {
     const std::string& where = me.where;
     inst.type = string(e, "type", where);
     check_name(inst.type, where + " type");
+    // An instance of a type the target lacks loads (simple_switch instantiates nothing for
+    // it); a call to it is refused by name, below.
     const ExternType* type = externs_ == nullptr ? nullptr : externs_->find(inst.type);
-    if (type == nullptr) refuse_feature("extern " + inst.type, where);
     for (const Json& a : array(e, "attribute_values", P4_MAX_ACTION_PARAMS, where)) {
       std::string an = name(a, where + " attribute");
       std::string at = string(a, "type", where + " attribute '" + an + "'");
@@ -65,7 +47,7 @@ void Loader::load_externs() {
         refuse(LoadCode::kOperandKind, where + " attribute '" + an + "' of type '" + at + "' is not a hexstr or a string");
     }
     std::string error;
-    if (type->validate != nullptr && !type->validate(inst, &error)) refuse(LoadCode::kBadValue, where + ": " + error);
+    if (type != nullptr && type->validate != nullptr && !type->validate(inst, &error)) refuse(LoadCode::kBadValue, where + ": " + error);
     p_.externs.push_back(std::move(inst));
   }
 }
@@ -133,13 +115,11 @@ Prim Loader::primitive(const Json& pj, const ExprScope& scope, const std::string
   auto value_into = [&](int dst, const Json& src, const std::string& w) {
     int v = expr_of_kind(src, ExprKind::kData, scope, w);
     int width = static_width(dst);
-    if (width > 0 && p_.exprs[v].op == ExprOp::kConst && p_.consts[p_.exprs[v].a].bit_length() > width)
+    if (width > 0 && p_.exprs[v].op == ExprOp::kConst && !literal_fits(p_.consts[p_.exprs[v].a], width))
       refuse(LoadCode::kLiteralWidth, w + ": literal " + p_.consts[p_.exprs[v].a].to_hex() + " is wider than its " +
                                           std::to_string(width) + "-bit destination");
     return v;
   };
-  for (const auto& r : kRefusedPrimitives)
-    if (op == r.primitive) refuse_feature(r.feature, where);
   if (op == "assign" || op == "modify_field") {
     arity(2, 2);
     int first = expr(params[0], scope, where);
@@ -227,25 +207,119 @@ Prim Loader::primitive(const Json& pj, const ExprScope& scope, const std::string
   }
   if (op == "mark_to_drop" || op == "drop") {
     arity(0, op == "drop" ? 0 : 1);
+    // drop writes egress_spec and zeroes intrinsic_metadata.mcast_grp; mark_to_drop(h)
+    // writes h's egress_spec and zeroes h's mcast_grp (h: any header of the standard
+    // metadata's shape, as primitives.cpp finds the fields by name).
+    prim.op = op == "drop" ? PrimOp::kDrop : PrimOp::kMarkToDrop;
+    prim.a = p_.f_egress_spec;
+    prim.b = op == "drop" ? p_.f_mcast_grp : p_.f_mark_to_drop_mcast;
     if (params.size() == 1) {
       int h = header_operand(params[0], scope, where);
-      if (p_.exprs[h].op != ExprOp::kHeader || p_.exprs[h].a != p_.fields[p_.f_egress_spec].header)
-        refuse(LoadCode::kOperandKind, where + ": operand is not the standard_metadata that holds egress_spec");
+      if (p_.exprs[h].op != ExprOp::kHeader)
+        refuse(LoadCode::kOperandKind, where + ": operand is not a header instance");
+      const HeaderInfo& hi = p_.headers[static_cast<std::size_t>(p_.exprs[h].a)];
+      prim.a = prim.b = -1;
+      for (int k = 0; k < hi.nfields; ++k) {
+        const std::string& fname = p_.fields[static_cast<std::size_t>(hi.first_field + k)].name;
+        if (fname == hi.name + ".egress_spec") prim.a = hi.first_field + k;
+        if (fname == hi.name + ".mcast_grp") prim.b = hi.first_field + k;
+      }
+      if (prim.a < 0) refuse(LoadCode::kOperandKind, where + ": header '" + hi.name + "' has no egress_spec field");
     }
-    prim.op = PrimOp::kMarkToDrop;
     return prim;
   }
-  if (op == "exit" || op == "no_op" || op == "log_msg") {
-    if (op != "log_msg") arity(0, 0);
-    if (op == "log_msg") {
-      // Validate what the message would read; the engine has no console to print it to.
-      arity(2, 2);
-      if (const Json* vec = find(params[1], "value"); vec != nullptr && vec->is_array()) {
-        check_array(*vec, P4_MAX_ACTION_PARAMS, where + " parameters");
-        for (const Json& item : *vec) expr(item, scope, where);
-      }
-    }
+  if (op == "exit" || op == "no_op") {
+    arity(0, 0);
     prim.op = op == "exit" ? PrimOp::kExit : PrimOp::kNoOp;
+    return prim;
+  }
+  if (op == "log_msg") {
+    arity(1, 2);
+    const Json& fmt = params[0];
+    if (!fmt.is_object() || !find(fmt, "type") || !(*find(fmt, "type") == "string") || !member(fmt, "value", where).is_string())
+      refuse(LoadCode::kSchema, where + ": the format is not a string operand");
+    std::string text = member(fmt, "value", where).get<std::string>();
+    if (text.size() > P4_MAX_NAME_BYTES) refuse(LoadCode::kBadValue, where + ": format of " + std::to_string(text.size()) + " bytes exceeds " + std::to_string(P4_MAX_NAME_BYTES));
+    prim.op = PrimOp::kLogMsg;
+    prim.a = static_cast<int>(p_.log_formats.size());
+    p_.log_formats.push_back(text);
+    if (params.size() == 2) {
+      const Json& vec = member(params[1], "value", where);
+      check_array(vec, P4_MAX_ACTION_PARAMS, where + " parameters");
+      for (const Json& item : vec) prim.args.push_back(expr_of_kind(item, ExprKind::kData, scope, where + " parameter"));
+    }
+    return prim;
+  }
+  if (op == "count") {
+    arity(2, 2);
+    prim.op = PrimOp::kCount;
+    prim.a = named_operand(params[0], "counter_array", p_.counter_by_name, where);
+    if (p_.counters[static_cast<std::size_t>(prim.a)].direct_table >= 0 || direct_counter_named(prim.a))
+      refuse(LoadCode::kOperandKind, where + ": '" + p_.counters[static_cast<std::size_t>(prim.a)].name + "' is a direct counter (its table counts)");
+    prim.b = expr_of_kind(params[1], ExprKind::kData, scope, where);
+    return prim;
+  }
+  if (op == "execute_meter") {
+    arity(3, 3);
+    prim.op = PrimOp::kExecuteMeter;
+    prim.a = named_operand(params[0], "meter_array", p_.meter_by_name, where);
+    if (p_.meters[static_cast<std::size_t>(prim.a)].result_field >= 0)
+      refuse(LoadCode::kOperandKind, where + ": '" + p_.meters[static_cast<std::size_t>(prim.a)].name + "' is a direct meter (its table executes it)");
+    prim.b = expr_of_kind(params[1], ExprKind::kData, scope, where);
+    prim.c = lvalue(params[2], scope, where);
+    return prim;
+  }
+  if (op == "register_read") {
+    arity(3, 3);
+    prim.op = PrimOp::kRegisterRead;
+    prim.a = lvalue(params[0], scope, where);
+    prim.b = named_operand(params[1], "register_array", p_.register_by_name, where);
+    prim.c = expr_of_kind(params[2], ExprKind::kData, scope, where);
+    return prim;
+  }
+  if (op == "register_write") {
+    arity(3, 3);
+    prim.op = PrimOp::kRegisterWrite;
+    prim.a = named_operand(params[0], "register_array", p_.register_by_name, where);
+    prim.b = expr_of_kind(params[1], ExprKind::kData, scope, where);
+    prim.c = expr_of_kind(params[2], ExprKind::kData, scope, where);
+    return prim;
+  }
+  if (op == "clone_ingress_pkt_to_egress" || op == "clone_egress_pkt_to_egress") {
+    arity(2, 2);
+    prim.op = op == "clone_ingress_pkt_to_egress" ? PrimOp::kCloneI2E : PrimOp::kCloneE2E;
+    prim.a = expr_of_kind(params[0], ExprKind::kData, scope, where);
+    prim.b = field_list_operand(params[1], scope, where, false);
+    return prim;
+  }
+  if (op == "resubmit" || op == "recirculate") {
+    arity(1, 1);
+    prim.op = op == "resubmit" ? PrimOp::kResubmit : PrimOp::kRecirculate;
+    prim.a = field_list_operand(params[0], scope, where, false);
+    return prim;
+  }
+  if (op == "generate_digest") {
+    arity(2, 2);
+    prim.op = PrimOp::kGenerateDigest;
+    prim.a = expr_of_kind(params[0], ExprKind::kData, scope, where);
+    prim.b = field_list_operand(params[1], scope, where, true);
+    return prim;
+  }
+  if (op == "modify_field_with_hash_based_offset") {
+    arity(4, 4);
+    prim.op = PrimOp::kHashOffset;
+    prim.a = lvalue(params[0], scope, where);
+    prim.b = expr_of_kind(params[1], ExprKind::kData, scope, where);
+    prim.c = named_operand(params[2], "calculation", p_.calculation_by_name, where);
+    prim.args.push_back(expr_of_kind(params[3], ExprKind::kData, scope, where));
+    return prim;
+  }
+  if (op == "modify_field_rng_uniform") {
+    arity(3, 3);
+    prim.op = PrimOp::kRandom;
+    prim.a = lvalue(params[0], scope, where);
+    prim.b = expr_of_kind(params[1], ExprKind::kData, scope, where);
+    prim.c = expr_of_kind(params[2], ExprKind::kData, scope, where);
     return prim;
   }
   if (op == "_jump" || op == "_jump_if_zero") {
@@ -295,7 +369,8 @@ Prim Loader::primitive(const Json& pj, const ExprScope& scope, const std::string
     if (it == p_.extern_by_name.end())
       refuse(LoadCode::kDanglingRef, where + " names extern instance '" + iv.get<std::string>() + "', which does not exist");
     const ExternInstance& inst = p_.externs[it->second];
-    const ExternType* type = externs_->find(inst.type);
+    const ExternType* type = externs_ == nullptr ? nullptr : externs_->find(inst.type);
+    if (type == nullptr) refuse_feature("extern " + inst.type, where + " calls instance '" + inst.name + "'");
     std::string prefix = "_" + inst.type + "_";
     if (op.compare(0, prefix.size(), prefix) != 0)
       refuse(LoadCode::kOperandKind, where + ": instance '" + inst.name + "' is of type '" + inst.type + "'");
@@ -318,7 +393,51 @@ Prim Loader::primitive(const Json& pj, const ExprScope& scope, const std::string
     }
     refuse_feature("extern method " + inst.type + "." + method, where);
   }
-  refuse_feature("primitive " + op, where);
+  // `f(a, b)`: an extern function the target registered (simple_switch's --load-modules).
+  if (const ExternFunction* fn = externs_ == nullptr ? nullptr : externs_->find_function(op)) {
+    if (fn->invoke == nullptr) refuse_feature("extern function " + op, where + " (registered without a body)");
+    int nargs = static_cast<int>(params.size());
+    if (nargs < fn->min_args || nargs > fn->max_args)
+      refuse(LoadCode::kSchema, where + " takes " + std::to_string(fn->min_args) + "-" + std::to_string(fn->max_args) +
+                                    " arguments, not " + std::to_string(nargs));
+    prim.op = PrimOp::kExternFunction;
+    prim.a = static_cast<int>(p_.extern_functions.size());
+    p_.extern_functions.push_back(fn);
+    for (int k = 0; k < nargs; ++k) {
+      bool out = std::find(fn->out_args.begin(), fn->out_args.end(), k) != fn->out_args.end();
+      prim.args.push_back(out ? lvalue(params[static_cast<std::size_t>(k)], scope, where)
+                              : expr_of_kind(params[static_cast<std::size_t>(k)], ExprKind::kData, scope, where));
+    }
+    return prim;
+  }
+  check_name(op, where);
+  refuse_feature("primitive " + op, where + " (neither a primitive of simple_switch nor a registered extern function)");
+}
+
+int Loader::named_operand(const Json& v, const char* type, const std::map<std::string, int>& names, const std::string& where) {
+  if (!v.is_object() || find(v, "type") == nullptr || !(*find(v, "type") == type))
+    refuse(LoadCode::kOperandKind, where + ": operand is not a " + type);
+  const Json& n = member(v, "value", where);
+  if (!n.is_string()) refuse(LoadCode::kSchema, where + ": " + type + " operand is not a name");
+  auto it = names.find(n.get<std::string>());
+  if (it == names.end()) refuse(LoadCode::kDanglingRef, where + " names " + type + " '" + n.get<std::string>().substr(0, 100) + "', which does not exist");
+  return it->second;
+}
+
+int Loader::field_list_operand(const Json& v, const ExprScope& scope, const std::string& where, bool learn) {
+  int node = expr_of_kind(v, ExprKind::kData, scope, where);
+  // A constant id must name a list: bmv2 would dereference a missing one.
+  if (p_.exprs[node].op == ExprOp::kConst) {
+    const Value& id = p_.consts[p_.exprs[node].a];
+    std::uint64_t n = 0;
+    const auto& lists = learn ? p_.learn_lists : p_.field_lists;
+    bool found = false;
+    for (const FieldListInfo& fl : lists) found = found || (id.fits_u64(&n) && n == static_cast<std::uint64_t>(fl.id));
+    // Id 0 asks for nothing (simple_switch keeps the request in a register where 0 is none).
+    if (!found && !(id.fits_u64(&n) && n == 0))
+      refuse(LoadCode::kDanglingRef, where + " names " + (learn ? "learn list " : "field list ") + id.to_hex() + ", which does not exist");
+  }
+  return node;
 }
 
 }  // namespace dpusim::p4

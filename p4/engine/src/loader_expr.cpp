@@ -1,6 +1,8 @@
 // Expressions (JSON_format.md, "The type value object"): compiled to nodes of
 // Program::exprs and typed as bmv2 types them, so the executor never reads a header as a
 // number or a number as a condition.
+#include <algorithm>
+
 #include "dpusim/p4/limits.h"
 #include "loader.h"
 
@@ -37,8 +39,44 @@ const BinaryData kCompare[] = {
 
 int Loader::add_node(ExprOp op, ExprKind kind, int a, int b, int c) {
   ExprNode n{op, kind, a, b, c};
+  n.small_bits = static_cast<std::int16_t>(small_bits(n));
   p_.exprs.push_back(n);
   return static_cast<int>(p_.exprs.size()) - 1;
+}
+
+int Loader::small_bits(const ExprNode& n) const {
+  // The bound on a value's bits through the operators that cannot make it negative.
+  auto sub = [&](int node) { return node >= 0 ? static_cast<int>(p_.exprs[static_cast<std::size_t>(node)].small_bits) : -1; };
+  auto fits = [](int bits) { return bits >= 0 && bits <= kSmallBits ? bits : -1; };
+  int a = -1, b = -1;
+  switch (n.op) {  // the operators whose a and b are both data nodes
+    case ExprOp::kAdd: case ExprOp::kMul: case ExprOp::kBitAnd: case ExprOp::kBitOr: case ExprOp::kBitXor:
+    case ExprOp::kShr: case ExprOp::kTernary:
+      a = sub(n.a);
+      b = sub(n.b);
+      break;
+    default: break;
+  }
+  switch (n.op) {
+    case ExprOp::kField: {
+      const FieldInfo& f = p_.fields[static_cast<std::size_t>(n.a)];
+      return f.is_signed || f.varbit ? -1 : fits(f.width);
+    }
+    case ExprOp::kConst: {
+      const Value& v = p_.consts[static_cast<std::size_t>(n.a)];
+      return v.is_negative() ? -1 : fits(v.bit_length());
+    }
+    case ExprOp::kValidField:
+    case ExprOp::kB2D: return 1;
+    case ExprOp::kAdd: return a < 0 || b < 0 ? -1 : fits(std::max(a, b) + 1);
+    case ExprOp::kMul: return a < 0 || b < 0 ? -1 : fits(a + b);
+    case ExprOp::kBitAnd: return a < 0 || b < 0 ? -1 : std::min(a, b);
+    case ExprOp::kBitOr:
+    case ExprOp::kBitXor: return a < 0 || b < 0 ? -1 : std::max(a, b);
+    case ExprOp::kShr: return a < 0 || b < 0 ? -1 : a;
+    case ExprOp::kTernary: return n.kind != ExprKind::kData || a < 0 || b < 0 ? -1 : std::max(a, b);
+    default: return -1;
+  }
 }
 
 int Loader::add_const(const Value& v) {
@@ -114,7 +152,6 @@ int Loader::expr(const Json& v, const ExprScope& scope, const std::string& where
     if (val.is_array() && val.size() == 2 && val[1].is_string() && val[1].get<std::string>() == "$valid$" && val[0].is_string())
       return add_node(ExprOp::kValidField, ExprKind::kData, header_ref(val[0].get<std::string>(), where));
     int f = field_ref(val, where);
-    use_field(f, false, where);
     return add_node(ExprOp::kField, ExprKind::kData, f);
   }
   if (type == "hexstr") return add_const(hexstr(val, where));
@@ -129,7 +166,9 @@ int Loader::expr(const Json& v, const ExprScope& scope, const std::string& where
       refuse(LoadCode::kDanglingRef, where + ": runtime data index " + std::to_string(idx) + " past the action's " +
                                          std::to_string(scope.num_params) + " parameters");
     const ActionParam& prm = (*scope.params)[idx];
-    return add_node(ExprOp::kLocal, ExprKind::kData, idx, prm.limb, prm.nlimbs);
+    int node = add_node(ExprOp::kLocal, ExprKind::kData, idx, prm.limb, prm.nlimbs);
+    p_.exprs[static_cast<std::size_t>(node)].small_bits = static_cast<std::int16_t>(prm.width <= kSmallBits ? prm.width : -1);
+    return node;
   }
   if (type == "header" || type == "header_stack" || type == "stack" || type == "header_union" ||
       type == "header_union_stack") {
@@ -322,7 +361,6 @@ int Loader::as_lvalue(int n, const std::string& where) {
   const ExprNode& node = p_.exprs[n];
   switch (node.op) {
     case ExprOp::kField:
-      use_field(node.a, true, where);
       return n;
     case ExprOp::kAccessField:
     case ExprOp::kStackLastField:

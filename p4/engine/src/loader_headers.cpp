@@ -9,37 +9,6 @@ namespace dpusim::p4 {
 
 namespace {
 
-// Intrinsic metadata whose value simple_switch derives from machinery this engine does not
-// model (queues, clocks, the replication engine...). A program that reads or writes one is
-// refused by the feature's name rather than run with a value bmv2 would never produce.
-const std::pair<const char*, const char*> kUnsupportedIntrinsics[] = {
-    {"queueing_metadata.enq_timestamp", "queueing metadata"},
-    {"queueing_metadata.enq_qdepth", "queueing metadata"},
-    {"queueing_metadata.deq_timedelta", "queueing metadata"},
-    {"queueing_metadata.deq_qdepth", "queueing metadata"},
-    {"queueing_metadata.qid", "queueing metadata"},
-    {"standard_metadata.enq_timestamp", "queueing metadata"},
-    {"standard_metadata.enq_qdepth", "queueing metadata"},
-    {"standard_metadata.deq_timedelta", "queueing metadata"},
-    {"standard_metadata.deq_qdepth", "queueing metadata"},
-    {"intrinsic_metadata.priority", "queueing metadata"},
-    {"standard_metadata.priority", "queueing metadata"},
-    {"intrinsic_metadata.ingress_global_timestamp", "timestamps"},
-    {"intrinsic_metadata.egress_global_timestamp", "timestamps"},
-    {"standard_metadata.ingress_global_timestamp", "timestamps"},
-    {"standard_metadata.egress_global_timestamp", "timestamps"},
-    {"intrinsic_metadata.mcast_grp", "multicast"},
-    {"intrinsic_metadata.egress_rid", "multicast"},
-    {"standard_metadata.mcast_grp", "multicast"},
-    {"standard_metadata.egress_rid", "multicast"},
-    {"standard_metadata.egress_instance", "multicast"},
-    {"intrinsic_metadata.lf_field_list", "digests"},
-    {"intrinsic_metadata.resubmit_flag", "resubmit"},
-    {"intrinsic_metadata.recirculate_flag", "recirculate"},
-    {"standard_metadata.clone_spec", "clone"},
-    {"standard_metadata.checksum_error", "checksum_error"},
-};
-
 std::string field_what(const std::string& hdr, const std::string& field) {
   return "field '" + hdr + "." + field + "'";
 }
@@ -59,19 +28,21 @@ void Loader::load_header_types() {
     const Json& fields = array(ht, "fields", P4_MAX_FIELDS_PER_HEADER, where, false);
     std::set<std::string> names;
     for (const Json& f : fields) {
-      if (!f.is_array() || f.size() < 2 || f.size() > 3)
-        refuse(LoadCode::kSchema, where + ": a field is not a [name, width] or [name, width, signed] tuple");
+      if (!f.is_array() || f.size() < 2 || f.size() > 4)
+        refuse(LoadCode::kSchema, where + ": a field is not a [name, width, signed, saturating] tuple");
       if (!f[0].is_string()) refuse(LoadCode::kSchema, where + ": a field name is not a string");
       std::string fname = f[0].get<std::string>();
       check_name(fname, where + " field");
       std::string what = "header type '" + t.name + "' field '" + fname + "'";
       if (!names.insert(fname).second) refuse(LoadCode::kDuplicate, what + " is declared twice");
-      if (f.size() == 3) {
+      // bmv2's optional third and fourth elements: signed (two's complement) and saturating.
+      std::uint8_t flags = 0;
+      for (std::size_t k = 2; k < f.size(); ++k) {
         // p4c writes a boolean; some versions write 0 or 1.
-        bool is_int = f[2].is_number_integer() && (f[2].get<std::int64_t>() == 0 || f[2].get<std::int64_t>() == 1);
-        if (!f[2].is_boolean() && !is_int) refuse(LoadCode::kSchema, what + ": signedness is not a boolean");
-        if (is_int ? f[2].get<std::int64_t>() == 1 : f[2].get<bool>())
-          refuse(LoadCode::kSignedField, what + " is signed: 'signed fields' is not supported yet");
+        bool is_int = f[k].is_number_integer() && (f[k].get<std::int64_t>() == 0 || f[k].get<std::int64_t>() == 1);
+        if (!f[k].is_boolean() && !is_int)
+          refuse(LoadCode::kSchema, what + (k == 2 ? ": signedness" : ": saturation") + " is not a boolean");
+        if (is_int ? f[k].get<std::int64_t>() == 1 : f[k].get<bool>()) flags |= k == 2 ? kFieldSigned : kFieldSaturating;
       }
       int width;
       if (f[1].is_string()) {
@@ -94,7 +65,10 @@ void Loader::load_header_types() {
         if (w < 1) refuse(LoadCode::kBadWidth, what + ": width " + std::to_string(w) + " is not positive");
         width = static_cast<int>(w);
       }
+      if ((flags & kFieldSigned) && width == 1)
+        refuse(LoadCode::kBadWidth, what + " is signed and 1 bit wide: a signed field needs at least 2 bits");
       t.fields.emplace_back(fname, width);
+      t.field_flags.push_back(flags);
       t.fixed_bits += width;
     }
     if (t.varbit_field >= 0) {
@@ -145,6 +119,8 @@ void Loader::load_headers() {
       fi.header = static_cast<int>(p_.headers.size());
       fi.offset = static_cast<int>(k);
       fi.width = ht.fields[k].second;
+      fi.is_signed = (ht.field_flags[k] & kFieldSigned) != 0;
+      fi.saturating = (ht.field_flags[k] & kFieldSaturating) != 0;
       fi.bit_offset = bit;
       // Offsets count a varbit field as empty; the executor adds its width per frame.
       fi.varbit = static_cast<int>(k) == ht.varbit_field;
@@ -300,7 +276,11 @@ void Loader::load_field_aliases() {
     std::string n = a[0].get<std::string>();
     check_name(n, "field alias");
     int f = field_ref(a[1], "field alias '" + n + "'");
-    if (!aliases_.emplace(n, f).second) refuse(LoadCode::kDuplicate, "field alias '" + n + "' is declared twice");
+    // p4c repeats aliases; bmv2 takes a repeat that names the same field.
+    auto [it, fresh] = aliases_.emplace(n, f);
+    if (!fresh && it->second != f)
+      refuse(LoadCode::kDuplicate, "field alias '" + n + "' is declared twice, for '" + p_.fields[it->second].name + "' and '" +
+                                       p_.fields[f].name + "'");
   }
 }
 
@@ -316,20 +296,36 @@ void Loader::resolve_v1model_fields() {
   if (p_.f_egress_spec < 0)
     refuse(LoadCode::kNoEgressSpec,
            "program has no field standard_metadata.egress_spec (nor a field alias for it), "
-           "so it cannot say where a frame goes");
+           "so it cannot say where a frame goes (simple_switch refuses it too: not a v1model program)");
   p_.f_ingress_port = role("standard_metadata.ingress_port");
   p_.f_egress_port = role("standard_metadata.egress_port");
   p_.f_packet_length = role("standard_metadata.packet_length");
   p_.f_instance_type = role("standard_metadata.instance_type");
   p_.f_parser_error = role("standard_metadata.parser_error");
+  p_.f_checksum_error = role("standard_metadata.checksum_error");
+  // simple_switch reads these under their P4_14 intrinsic_metadata names; p4c aliases the
+  // standard_metadata fields to them.
+  p_.f_mcast_grp = role("intrinsic_metadata.mcast_grp");
+  p_.f_egress_rid = role("intrinsic_metadata.egress_rid");
+  p_.f_priority = role("intrinsic_metadata.priority");
+  p_.f_ingress_global_timestamp = role("intrinsic_metadata.ingress_global_timestamp");
+  p_.f_egress_global_timestamp = role("intrinsic_metadata.egress_global_timestamp");
+  p_.f_enq_timestamp = role("queueing_metadata.enq_timestamp");
+  p_.f_enq_qdepth = role("queueing_metadata.enq_qdepth");
+  p_.f_deq_timedelta = role("queueing_metadata.deq_timedelta");
+  p_.f_deq_qdepth = role("queueing_metadata.deq_qdepth");
+  p_.f_qid = role("queueing_metadata.qid");
+  // simple_switch fills the queueing fields only when all four exist.
+  p_.queueing_metadata = p_.f_enq_timestamp >= 0 && p_.f_enq_qdepth >= 0 && p_.f_deq_timedelta >= 0 && p_.f_deq_qdepth >= 0;
+  // mark_to_drop zeroes the mcast_grp field of the header that holds egress_spec.
+  const FieldInfo& spec = p_.fields[p_.f_egress_spec];
+  const HeaderInfo& sm = p_.headers[spec.header];
+  for (int k = 0; k < sm.nfields; ++k)
+    if (p_.fields[sm.first_field + k].name == sm.name + ".mcast_grp") p_.f_mark_to_drop_mcast = sm.first_field + k;
   for (int f : {p_.f_egress_spec, p_.f_ingress_port, p_.f_egress_port}) {
     if (f >= 0 && p_.fields[f].width != P4_V1MODEL_PORT_BITS)
       refuse(LoadCode::kV1modelWidth, "field '" + p_.fields[f].name + "' is " + std::to_string(p_.fields[f].width) +
                                           " bits; v1model's port fields are " + std::to_string(P4_V1MODEL_PORT_BITS) + " bits");
-  }
-  for (const auto& [n, feature] : kUnsupportedIntrinsics) {
-    int f = role(n);
-    if (f >= 0) unsupported_fields_.emplace(f, feature);
   }
 }
 
@@ -342,9 +338,18 @@ void Loader::layout_phv() {
       FieldInfo& f = p_.fields[h.first_field + k];
       f.limb = limb;
       f.nlimbs = (f.width + 63) / 64;
+      f.plain = f.nlimbs == 1 && !f.is_signed && !f.saturating;
+      f.width_mask = f.width >= 64 ? ~0ull : (1ull << f.width) - 1;
       limb += f.nlimbs;
     }
     h.nlimbs = limb - h.limb;
+    h.narrow = h.varbit_field < 0 && h.nlimbs == h.nfields;
+    for (int k = 0; h.narrow && k < h.nfields; ++k) {
+      const int w = p_.fields[static_cast<std::size_t>(h.first_field + k)].width;
+      h.narrow = w >= 1 && w <= 64;
+      h.widths.push_back(static_cast<std::uint8_t>(w));
+    }
+    if (!h.narrow) h.widths.clear();
   }
   if (bytes > P4_MAX_PHV_BYTES)
     refuse(LoadCode::kPhvSize, "headers and metadata need " + std::to_string(bytes) + " bytes; the packet header vector holds " +
@@ -374,10 +379,5 @@ int Loader::field_ref(const Json& v, const std::string& where) {
   return it->second;
 }
 
-void Loader::use_field(int field, bool write, const std::string& where) {
-  auto it = unsupported_fields_.find(field);
-  if (it != unsupported_fields_.end())
-    refuse_feature(it->second, where + (write ? " writes " : " reads ") + p_.fields[field].name);
-}
 
 }  // namespace dpusim::p4

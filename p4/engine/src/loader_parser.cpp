@@ -125,7 +125,7 @@ void Loader::load_parser() {
         pop.a = lvalue(params[0], scope, ow);
         pop.b = expr_of_kind(params[1], ExprKind::kData, scope, ow);
         int width = static_width(pop.a);
-        if (width > 0 && p_.exprs[pop.b].op == ExprOp::kConst && p_.consts[p_.exprs[pop.b].a].bit_length() > width)
+        if (width > 0 && p_.exprs[pop.b].op == ExprOp::kConst && !literal_fits(p_.consts[p_.exprs[pop.b].a], width))
           refuse(LoadCode::kLiteralWidth, ow + ": literal " + p_.consts[p_.exprs[pop.b].a].to_hex() + " is wider than its " +
                                               std::to_string(width) + "-bit destination");
       } else if (op == "verify") {
@@ -179,11 +179,29 @@ void Loader::load_parser() {
         st.default_next = next;
         continue;
       }
-      if (type == "parse_vset") refuse_feature("parse value sets", tw);
-      if (type != "hexstr") refuse(LoadCode::kSchema, tw + " of type '" + type + "'");
+      if (type != "hexstr" && type != "parse_vset") refuse(LoadCode::kSchema, tw + " of type '" + type + "'");
       if (st.key.empty()) refuse(LoadCode::kSchema, tw + ": a value transition in a state without a transition key");
       Transition t;
-      t.value = hexbytes(member(tj, "value", tw), st.key_bytes, tw + " value");
+      if (type == "parse_vset") {
+        // The set's members, added by the control plane at its compressed width, are laid
+        // out over the key's byte-padded fields, as bmv2's ParseVSet does.
+        const Json& vn = member(tj, "value", tw);
+        if (!vn.is_string()) refuse(LoadCode::kSchema, tw + ": parse_vset value is not a name");
+        auto it = p_.parse_vset_by_name.find(vn.get<std::string>());
+        if (it == p_.parse_vset_by_name.end())
+          refuse(LoadCode::kDanglingRef, tw + " names parse value set '" + vn.get<std::string>().substr(0, 100) + "', which does not exist");
+        int bits = 0;
+        for (const KeyPart& part : st.key) bits += part.width;
+        if (bits != p_.parse_vsets[static_cast<std::size_t>(it->second)].bitwidth)
+          refuse(LoadCode::kBadValue, tw + ": the key's fields hold " + std::to_string(bits) + " bits; value set '" + vn.get<std::string>() +
+                                          "' has compressed_bitwidth " + std::to_string(p_.parse_vsets[static_cast<std::size_t>(it->second)].bitwidth));
+        t.vset = it->second;
+        t.vset_case = static_cast<int>(p_.vset_cases.size());
+        p_.vset_cases.push_back({it->second, static_cast<int>(si), static_cast<int>(st.transitions.size())});
+        t.value.assign(static_cast<std::size_t>(st.key_bytes), 0);
+      } else {
+        t.value = hexbytes(member(tj, "value", tw), st.key_bytes, tw + " value");
+      }
       const Json* mj = find(tj, "mask");
       if (mj == nullptr || mj->is_null())
         t.mask.assign(static_cast<std::size_t>(st.key_bytes), 0xff);

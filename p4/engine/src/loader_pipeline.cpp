@@ -1,5 +1,6 @@
 // Pipelines: tables and conditionals (JSON_format.md "pipelines"), the check that each
 // table's match_type is the one its keys make it, the entry budget and the cycle check.
+#include <algorithm>
 #include <set>
 
 #include "dpusim/p4/limits.h"
@@ -36,6 +37,23 @@ std::vector<std::uint64_t> Loader::action_data(const Json& arr, int action, cons
   return data;
 }
 
+void Loader::load_action_profiles(const Json& pipeline, const std::string& where) {
+  for (const Json& aj : array(pipeline, "action_profiles", P4_MAX_TABLES, where)) {
+    Identity me = identify(aj, "action profile", &action_profile_ids_, &p_.action_profile_by_name,
+                           static_cast<int>(p_.action_profiles.size()));
+    ActionProfileInfo ap;
+    ap.name = me.name;
+    ap.id = me.id;
+    ap.max_size = static_cast<std::uint32_t>(integer(aj, "max_size", me.where, 0, INT32_MAX));
+    if (const Json* sel = find(aj, "selector"); sel != nullptr && !sel->is_null())
+      ap.selector = add_calculation(me.name + " selector", -1, string(*sel, "algo", me.where + " selector"),
+                                    calc_inputs(array(*sel, "input", P4_MAX_CALC_INPUTS, me.where + " selector", false),
+                                                me.where + " selector", true),
+                                    me.where + " selector");
+    p_.action_profiles.push_back(std::move(ap));
+  }
+}
+
 void Loader::load_pipelines() {
   const Json& pipes = array(doc_, "pipelines", 64, "program");
   const Json* pj[2] = {nullptr, nullptr};
@@ -54,7 +72,7 @@ void Loader::load_pipelines() {
   std::vector<std::pair<const Json*, int>> table_json, cond_json;
   for (int pi = 0; pi < 2; ++pi) {
     std::string pw = pi == 0 ? "pipeline 'ingress'" : "pipeline 'egress'";
-    if (!array(*pj[pi], "action_profiles", P4_MAX_TABLES, pw).empty()) refuse_feature("action profiles", pw);
+    load_action_profiles(*pj[pi], pw);
     if (!array(*pj[pi], "action_calls", P4_MAX_TABLES, pw).empty()) refuse_feature("action_calls", pw);
     for (const Json& t : array(*pj[pi], "tables", P4_MAX_TABLES, pw)) {
       TableInfo ti;
@@ -111,23 +129,52 @@ void Loader::load_pipelines() {
     TableInfo& tab = p_.tables[ti];
     std::string where = "table '" + tab.name + "'";
     std::string type = find(t, "type") ? string(t, "type", where) : "simple";
-    if (type == "indirect") refuse_feature("action profiles", where);
-    if (type == "indirect_ws") refuse_feature("action selectors", where);
-    if (type != "simple") refuse(LoadCode::kSchema, where + " has implementation type '" + type + "'");
-    if (boolean(t, "with_counters", where, false)) refuse_feature("counters", where + " (direct counters)");
-    if (const Json* dm = find(t, "direct_meters"); dm != nullptr && !dm->is_null()) refuse_feature("meters", where + " (direct meters)");
+    if (type == "indirect" || type == "indirect_ws") {
+      tab.impl = type == "indirect" ? TableImpl::kIndirect : TableImpl::kIndirectWs;
+      if (const Json* ap = find(t, "action_profile"); ap != nullptr && !ap->is_null()) {
+        tab.profile = named_operand(Json{{"type", "action_profile"}, {"value", *ap}}, "action_profile", p_.action_profile_by_name, where);
+      } else if (const Json* legacy = find(t, "act_prof_name"); legacy != nullptr && !legacy->is_null()) {
+        // The old format: the table declares its profile (and selector) itself.
+        ActionProfileInfo ap_info;
+        ap_info.name = string(t, "act_prof_name", where);
+        check_name(ap_info.name, where + " act_prof_name");
+        ap_info.id = tab.id;
+        ap_info.max_size = static_cast<std::uint32_t>(integer(t, "max_size", where, 0, INT32_MAX));
+        if (tab.impl == TableImpl::kIndirectWs) {
+          const Json& sel = member(t, "selector", where);
+          ap_info.selector = add_calculation(ap_info.name + " selector", -1, string(sel, "algo", where + " selector"),
+                                             calc_inputs(array(sel, "input", P4_MAX_CALC_INPUTS, where + " selector", false), where + " selector", true),
+                                             where + " selector");
+        }
+        if (!p_.action_profile_by_name.emplace(ap_info.name, static_cast<int>(p_.action_profiles.size())).second)
+          refuse(LoadCode::kDuplicate, where + ": duplicate action profile name '" + ap_info.name + "'");
+        tab.profile = static_cast<int>(p_.action_profiles.size());
+        p_.action_profiles.push_back(std::move(ap_info));
+      } else {
+        refuse(LoadCode::kSchema, where + " is indirect and names no 'action_profile'");
+      }
+      const ActionProfileInfo& prof = p_.action_profiles[static_cast<std::size_t>(tab.profile)];
+      if (tab.impl == TableImpl::kIndirectWs && prof.selector < 0)
+        refuse(LoadCode::kOperandKind, where + " is indirect_ws but action profile '" + prof.name + "' has no selector");
+    } else if (type != "simple") {
+      refuse(LoadCode::kSchema, where + " has implementation type '" + type.substr(0, 40) + "'");
+    }
+    tab.with_counters = boolean(t, "with_counters", where, false);
+    tab.support_timeout = boolean(t, "support_timeout", where, false);
+    if (const Json* dm = find(t, "direct_meters"); dm != nullptr && !dm->is_null()) {
+      tab.direct_meter = named_operand(Json{{"type", "meter_array"}, {"value", *dm}}, "meter_array", p_.meter_by_name, where + " direct_meters");
+    }
     std::string mt = string(t, "match_type", where);
     for (const Json& kj : array(t, "key", P4_MAX_KEY_FIELDS, where)) {
       KeyField kf;
       std::string kmt = string(kj, "match_type", where + " key");
       const Json& target = member(kj, "target", where + " key");
-      if (kmt == "range") refuse_feature("range match", where);
-      if (kmt == "exact") kf.kind = MatchKind::kExact;
+      if (kmt == "range") kf.kind = MatchKind::kRange;
+      else if (kmt == "exact") kf.kind = MatchKind::kExact;
       else if (kmt == "lpm") kf.kind = MatchKind::kLpm;
       else if (kmt == "ternary") kf.kind = MatchKind::kTernary;
       else if (kmt == "optional") kf.kind = MatchKind::kOptional;
       else if (kmt == "valid") kf.kind = MatchKind::kValid;
-      else if (kmt == "selector") refuse_feature("action selectors", where);
       else refuse(LoadCode::kSchema, where + " key has match_type '" + kmt + "'");
       std::string tname;
       if (kf.kind == MatchKind::kValid) {
@@ -140,7 +187,6 @@ void Loader::load_pipelines() {
         tname = target[0].get<std::string>() + ".$valid$";
       } else {
         kf.field = field_ref(target, where + " key");
-        use_field(kf.field, false, where + " key");
         if (p_.fields[kf.field].varbit) refuse(LoadCode::kOperandKind, where + " key '" + p_.fields[kf.field].name + "' is a varbit field");
         tname = p_.fields[kf.field].name;
       }
@@ -170,17 +216,21 @@ void Loader::load_pipelines() {
       tab.keys.push_back(std::move(kf));
     }
     // The match_type p4c derives from the keys; the lookup goes by it, so they must agree.
-    int lpm = 0, ternary = 0;
+    int lpm = 0, ternary = 0, range = 0;
     for (std::size_t k = 0; k < tab.keys.size(); ++k) {
       if (tab.keys[k].kind == MatchKind::kLpm) {
         ++lpm;
         tab.lpm_key = static_cast<int>(k);
       }
       if (tab.keys[k].kind == MatchKind::kTernary || tab.keys[k].kind == MatchKind::kOptional) ++ternary;
+      if (tab.keys[k].kind == MatchKind::kRange) ++range;
     }
     if (lpm > 1) refuse(LoadCode::kMultipleLpm, where + " has " + std::to_string(lpm) + " LPM keys; a table may have one");
-    tab.match_type = ternary ? TableMatchType::kTernary : lpm ? TableMatchType::kLpm : TableMatchType::kExact;
-    if (mt == "range") refuse_feature("range match", where);
+    tab.has_range = range > 0;
+    tab.match_type = range     ? TableMatchType::kRange
+                     : ternary ? TableMatchType::kTernary
+                     : lpm     ? TableMatchType::kLpm
+                               : TableMatchType::kExact;
     if (mt != match_type_name(tab.match_type))
       refuse(LoadCode::kMatchType, where + " has match_type '" + mt + "' but its keys make it '" +
                                        match_type_name(tab.match_type) + "'");
@@ -197,6 +247,23 @@ void Loader::load_pipelines() {
       off += tab.keys[tab.lpm_key].nbytes;
     }
     tab.key_bytes = off;
+    for (std::size_t k = 0; k < tab.keys.size(); ++k) tab.key_order.push_back(static_cast<int>(k));
+    std::sort(tab.key_order.begin(), tab.key_order.end(),
+              [&](int a, int b) { return tab.keys[static_cast<std::size_t>(a)].offset < tab.keys[static_cast<std::size_t>(b)].offset; });
+    for (int k : tab.key_order) {
+      const KeyField& kf = tab.keys[static_cast<std::size_t>(k)];
+      KeyStep s;
+      if (kf.field >= 0) {
+        s.limb = p_.fields[static_cast<std::size_t>(kf.field)].limb;
+        s.nlimbs = p_.fields[static_cast<std::size_t>(kf.field)].nlimbs;
+      }
+      s.header = kf.header;
+      s.nbytes = kf.nbytes;
+      s.offset = kf.offset;
+      s.key = k;
+      s.masked = !kf.mask.empty();
+      tab.key_plan.push_back(s);
+    }
 
     std::int64_t max_size = integer(t, "max_size", where, 0, INT64_MAX);
     budget += static_cast<std::uint64_t>(max_size);
@@ -293,6 +360,7 @@ void Loader::load_pipelines() {
           std::string kw = ew + " key '" + kf.name + "'";
           std::string kmt = string(mk[k], "match_type", kw);
           Value v = kf.kind == MatchKind::kValid ? Value::of(boolean(mk[k], "key", kw, false) ? 1 : 0)
+                    : kmt == "range"             ? Value::zero()
                                                  : hexstr_fitting(member(mk[k], "key", kw), kf.width, kw);
           v.get_bytes_be(&ce.key[kf.offset], static_cast<std::size_t>(kf.nbytes));
           Value m = Value::ones(kf.width);
@@ -304,7 +372,12 @@ void Loader::load_pipelines() {
             if (const Json* mj = find(mk[k], "mask"); mj != nullptr && !mj->is_null())
               m = hexstr_fitting(*mj, kf.width, kw + " mask");
           } else if (kmt == "range") {
-            refuse_feature("range match", kw);
+            // The start is the key; the end goes beside it (the mask stays all ones).
+            if (ce.high.empty()) ce.high.assign(static_cast<std::size_t>(tab.key_bytes), 0);
+            Value end = hexstr_fitting(member(mk[k], "end", kw), kf.width, kw + " end");
+            v = hexstr_fitting(member(mk[k], "start", kw), kf.width, kw + " start");
+            v.get_bytes_be(&ce.key[kf.offset], static_cast<std::size_t>(kf.nbytes));
+            end.get_bytes_be(&ce.high[kf.offset], static_cast<std::size_t>(kf.nbytes));
           }
           m.get_bytes_be(&ce.mask[kf.offset], static_cast<std::size_t>(kf.nbytes));
         }

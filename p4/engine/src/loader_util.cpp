@@ -133,10 +133,10 @@ Value Loader::hexstr(const Json& v, const std::string& where) {
   Value out;
   bool negative = false;
   if (!parse_hexstr(text, &out, &negative)) {
-    if (!text.empty() && text[0] == '-') refuse_feature("negative literals", where + " (" + text.substr(0, 40) + ")");
-    if (text.size() > 2 && text[0] == '0' && (text[1] == 'x' || text[1] == 'X')) {
-      std::size_t digits = text.size() - 2;
-      bool all_hex = text.find_first_not_of("0123456789abcdefABCDEF", 2) == std::string::npos;
+    std::size_t start = !text.empty() && text[0] == '-' ? 1 : 0;
+    if (text.size() > start + 2 && text[start] == '0' && (text[start + 1] == 'x' || text[start + 1] == 'X')) {
+      std::size_t digits = text.size() - start - 2;
+      bool all_hex = text.find_first_not_of("0123456789abcdefABCDEF", start + 2) == std::string::npos;
       if (all_hex && digits > 0)
         refuse(LoadCode::kValueWidth, where + ": literal " + text.substr(0, 40) +
                                           (text.size() > 40 ? "..." : "") + " is wider than " +
@@ -144,21 +144,31 @@ Value Loader::hexstr(const Json& v, const std::string& where) {
     }
     refuse(LoadCode::kBadValue, where + ": '" + text.substr(0, 40) + "' is not a hexstr");
   }
-  if (negative) refuse_feature("negative literals", where + " (" + text.substr(0, 40) + ")");
+  // A negative literal is carried in two's complement; a write truncates it to the
+  // destination's width, as bmv2 does.
+  if (negative) value_neg(out, out);
   return out;
+}
+
+bool Loader::literal_fits(const Value& v, int width) {
+  if (!v.is_negative()) return v.bit_length() <= width;
+  Value magnitude;
+  value_neg(magnitude, v);
+  return magnitude.bit_length() <= width;
 }
 
 Value Loader::hexstr_fitting(const Json& v, int width, const std::string& where) {
   Value out = hexstr(v, where);
-  if (out.bit_length() > width)
+  if (!literal_fits(out, width))
     refuse(LoadCode::kLiteralWidth, where + ": literal " + out.to_hex() + " is wider than its " +
                                         std::to_string(width) + "-bit field");
+  out.truncate(width);  // a negative value as its two's complement bits
   return out;
 }
 
 std::vector<std::uint8_t> Loader::hexbytes(const Json& v, int nbytes, const std::string& where) {
   Value val = hexstr(v, where);
-  if (val.bit_length() > nbytes * 8)
+  if (!literal_fits(val, nbytes * 8))
     refuse(LoadCode::kLiteralWidth, where + ": " + val.to_hex() + " is wider than its " +
                                         std::to_string(nbytes) + "-byte key");
   std::vector<std::uint8_t> out(static_cast<std::size_t>(nbytes));

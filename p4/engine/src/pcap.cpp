@@ -3,6 +3,8 @@
 // original length), in the writer's byte order.
 #include "dpusim/p4/pcap.h"
 
+#include <cstring>
+
 #include <filesystem>
 #include <fstream>
 
@@ -42,7 +44,20 @@ bool read_pcap(const std::string& path, PcapFile* out, std::string* error) {
     *error = "cannot open '" + path + "'";
     return false;
   }
-  std::vector<std::uint8_t> bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  // Whole chunks, not byte by byte: a capture of a million frames is tens of megabytes.
+  std::vector<std::uint8_t> bytes;
+  std::error_code size_ec;
+  auto size = std::filesystem::file_size(path, size_ec);
+  if (!size_ec && size < (1ull << 34)) bytes.reserve(static_cast<std::size_t>(size));
+  char chunk[1 << 16];
+  while (in) {
+    in.read(chunk, sizeof chunk);
+    bytes.insert(bytes.end(), chunk, chunk + in.gcount());
+  }
+  if (in.bad()) {
+    *error = "cannot read '" + path + "'";
+    return false;
+  }
   return parse_pcap(bytes, path, out, error);
 }
 
@@ -85,31 +100,32 @@ bool parse_pcap(const std::vector<std::uint8_t>& bytes, const std::string& path,
     return false;
   }
   std::size_t pos = kGlobalHeaderBytes;
+  out->records.reserve(bytes.size() / 64);
   for (std::size_t n = 0; pos < bytes.size(); ++n) {
-    std::string where = path + " record " + std::to_string(n);
+    auto where = [&] { return path + " record " + std::to_string(n); };
     if (bytes.size() - pos < kRecordHeaderBytes) {
-      *error = where + ": the file ends inside the record header";
+      *error = where() + ": the file ends inside the record header";
       return false;
     }
     const std::uint8_t* h = &bytes[pos];
     std::uint32_t sec = get32(h + kOffTsSec, swapped), frac = get32(h + kOffTsFrac, swapped);
     std::uint32_t incl = get32(h + kOffInclLen, swapped), orig = get32(h + kOffOrigLen, swapped);
     if (incl > PCAP_MAX_RECORD_BYTES) {
-      *error = where + ": captured length " + std::to_string(incl) + " exceeds " + std::to_string(PCAP_MAX_RECORD_BYTES);
+      *error = where() + ": captured length " + std::to_string(incl) + " exceeds " + std::to_string(PCAP_MAX_RECORD_BYTES);
       return false;
     }
     if (incl < orig) {
-      *error = where + ": the capture kept " + std::to_string(incl) + " of the frame's " + std::to_string(orig) +
+      *error = where() + ": the capture kept " + std::to_string(incl) + " of the frame's " + std::to_string(orig) +
                " bytes; a frame the capture truncated cannot be run";
       return false;
     }
     if (frac >= (out->nanosecond ? 1000000000u : 1000000u)) {
-      *error = where + ": sub-second timestamp " + std::to_string(frac) + " is out of range";
+      *error = where() + ": sub-second timestamp " + std::to_string(frac) + " is out of range";
       return false;
     }
     pos += kRecordHeaderBytes;
     if (bytes.size() - pos < incl) {
-      *error = where + ": the file ends inside the frame";
+      *error = where() + ": the file ends inside the frame";
       return false;
     }
     PcapRecord r;
@@ -153,7 +169,11 @@ bool PcapWriter::write(std::uint64_t ts_ns, const std::uint8_t* data, std::size_
   put32(h + kOffTsFrac, static_cast<std::uint32_t>(nanosecond_ ? ns : ns / 1000));
   put32(h + kOffInclLen, static_cast<std::uint32_t>(size));
   put32(h + kOffOrigLen, static_cast<std::uint32_t>(size));
-  if (std::fwrite(h, 1, sizeof h, f_) != sizeof h || std::fwrite(data, 1, size, f_) != size) {
+  // One call per record: header and frame together.
+  record_.resize(sizeof h + size);
+  std::memcpy(record_.data(), h, sizeof h);
+  if (size) std::memcpy(record_.data() + sizeof h, data, size);
+  if (std::fwrite(record_.data(), 1, record_.size(), f_) != record_.size()) {
     *error = "cannot write '" + path_ + "'";
     return false;
   }

@@ -23,12 +23,20 @@ struct FieldInfo {
   int limb = 0;      // first 64-bit limb in the frame state's field storage
   int nlimbs = 0;
   bool varbit = false;  // the header's variable-length field (bmv2 "*")
+  bool is_signed = false;   // int<N>: read back sign-extended from its width
+  bool saturating = false;  // a write clamps to the field's range instead of wrapping
+  bool plain = false;       // unsigned, wrapping, one limb: a 64-bit store under width_mask
+  std::uint64_t width_mask = 0;
 };
+
+inline constexpr std::uint8_t kFieldSigned = 1;
+inline constexpr std::uint8_t kFieldSaturating = 2;
 
 struct HeaderTypeInfo {
   std::string name;
   int id = 0;
   std::vector<std::pair<std::string, int>> fields;  // name, width (varbit: max width)
+  std::vector<std::uint8_t> field_flags;            // per field: kFieldSigned | kFieldSaturating
   int fixed_bits = 0;  // sum of the fixed-width fields (a varbit field counts as empty)
   int varbit_field = -1;
   int max_bytes = 0;   // varbit headers: bmv2's max_length
@@ -49,6 +57,8 @@ struct HeaderInfo {
   int limb = 0;         // the header's fields occupy limbs [limb, limb + nlimbs)
   int nlimbs = 0;
   int varbit_field = -1;  // field id of its variable-length field
+  bool narrow = false;    // fixed, every field at most 64 bits: field k in limb `limb + k`
+  std::vector<std::uint8_t> widths;  // narrow headers: the fields' widths
 };
 
 struct StackInfo {
@@ -110,7 +120,11 @@ struct ExprNode {
   ExprOp op;
   ExprKind kind;
   std::int32_t a = -1, b = -1, c = -1;
+  // For data nodes: the most bits the value can have when it is never negative and fits
+  // in kSmallBits (the executor then computes it in a 64-bit word), else -1.
+  std::int16_t small_bits = -1;
 };
+inline constexpr int kSmallBits = 63;
 
 enum class PrimOp : std::uint8_t {
   kAssign,            // a = lvalue node, b = value node
@@ -125,7 +139,7 @@ enum class PrimOp : std::uint8_t {
   kAddHeader,         // a = header node
   kRemoveHeader,
   kPush, kPop,        // a = stack node (header or union stack), b = count node
-  kMarkToDrop,
+  kMarkToDrop,        // a = egress_spec field := 511, b = mcast_grp field (or -1) := 0
   kExit,
   kNoOp,
   kJump,              // a = target index
@@ -133,6 +147,21 @@ enum class PrimOp : std::uint8_t {
   kTruncate,          // a = length node
   kAssert,            // a = bool node; a false one faults the frame (bmv2 aborts)
   kExtern,            // a = extern instance, b = index in Program::extern_calls, args = value nodes
+  kExternFunction,    // a = index in Program::extern_functions, args = value nodes (out ones lvalues)
+  // simple_switch's v1model primitives (targets/simple_switch/primitives.cpp).
+  kDrop,              // legacy drop: as kMarkToDrop, with intrinsic_metadata.mcast_grp
+  kCount,             // a = counter array, b = index node
+  kExecuteMeter,      // a = meter array, b = index node, c = destination lvalue
+  kRegisterRead,      // a = destination lvalue, b = register array, c = index node
+  kRegisterWrite,     // a = register array, b = index node, c = value node
+  kCloneI2E,          // a = session node, b = field list node
+  kCloneE2E,          // a = session node, b = field list node
+  kResubmit,          // a = field list node
+  kRecirculate,       // a = field list node
+  kGenerateDigest,    // a = receiver node, b = learn list node
+  kHashOffset,        // a = destination lvalue, b = base node, c = calculation, args[0] = size node
+  kRandom,            // a = destination lvalue, b = low node, c = high node
+  kLogMsg,            // a = index in Program::log_formats, args = value nodes
 };
 
 struct Prim {
@@ -159,6 +188,9 @@ struct ActionInfo {
 };
 
 enum class MatchKind : std::uint8_t { kExact, kLpm, kTernary, kValid, kOptional, kRange };
+// A table's implementation (JSON_format.md "type"): its own actions, an action profile's
+// members, or members and groups chosen by a selector hash.
+enum class TableImpl : std::uint8_t { kSimple, kIndirect, kIndirectWs };
 enum class TableMatchType : std::uint8_t { kExact, kLpm, kTernary, kRange };
 
 struct KeyField {
@@ -173,9 +205,22 @@ struct KeyField {
   std::vector<std::uint8_t> mask;  // p4c's `field & constant`, nbytes long, or empty
 };
 
+// One step of building a table's key from the packet header vector, in offset order.
+struct KeyStep {
+  int limb = -1;     // the field's first limb, or -1 for a validity key
+  int nlimbs = 0;
+  int header = -1;   // validity keys
+  int nbytes = 0;
+  int offset = 0;    // byte offset in the table's key
+  int key = 0;       // index in TableInfo::keys (its mask)
+  bool masked = false;
+};
+
 struct DefaultEntry {
   bool present = false;
-  int action = -1;
+  int action = -1;               // simple tables; indirect ones: -1 with member or group set
+  std::int64_t member = -1;      // indirect tables: the action profile member run on a miss
+  std::int64_t group = -1;       // ... or the group chosen from
   std::vector<std::uint64_t> data;
   bool action_const = false;
   bool entry_const = false;
@@ -183,6 +228,7 @@ struct DefaultEntry {
 
 struct ConstEntry {
   std::vector<std::uint8_t> key, mask;  // key_bytes each
+  std::vector<std::uint8_t> high;       // range tables: each range key's end, key_bytes (start in key)
   int prefix_len = -1;
   int priority = 0;                     // higher wins (converted from bmv2's lower-wins)
   int action = -1;
@@ -195,6 +241,8 @@ struct TableInfo {
   int pipeline = 0;
   TableMatchType match_type = TableMatchType::kExact;
   std::vector<KeyField> keys;
+  std::vector<int> key_order;       // key indices by offset in the table's key
+  std::vector<KeyStep> key_plan;    // the same keys as build_key reads them
   int key_bytes = 0;
   int lpm_key = -1;
   std::vector<int> actions;         // action ids this table may run
@@ -207,6 +255,13 @@ struct TableInfo {
   int data_limbs = 0;               // widest runtime data of its actions
   bool immutable = false;           // an 'entries' list: the entries are const
   std::vector<ConstEntry> const_entries;
+  TableImpl impl = TableImpl::kSimple;
+  int profile = -1;                 // indirect tables: the action profile
+  bool with_counters = false;       // a packet and byte counter per entry
+  int direct_counter = -1;          // the counter array that names them, if any
+  int direct_meter = -1;            // a meter array bound to the table (direct_meters)
+  bool support_timeout = false;     // entries carry an idle timeout (kept as data)
+  bool has_range = false;           // some key is a range
   bool needs_priority() const {
     return match_type == TableMatchType::kTernary || match_type == TableMatchType::kRange;
   }
@@ -251,6 +306,13 @@ struct KeyPart {
 struct Transition {
   std::vector<std::uint8_t> value, mask;  // key_bytes each (mask all ones when absent)
   int next = -1;                          // parse state, or -1 to accept
+  int vset = -1;                          // a parse value set's members instead of value (mask applies)
+  int vset_case = -1;                     // index in Program::vset_cases
+};
+
+// Where a parse value set is used: its members are expanded to that state's key layout.
+struct VsetCase {
+  int vset = -1, state = -1, transition = -1;
 };
 
 struct ParseState {
@@ -274,6 +336,99 @@ struct DeparserInfo {
   std::string name;
   std::vector<int> order;  // header ids
   std::vector<Prim> prims;
+};
+
+// Hash algorithms of bmv2's calculations (src/bm_sim/calculations.cpp) that this engine
+// computes; simple_switch registers these names.
+enum class HashAlgo : std::uint8_t {
+  kCrc16, kCrc32, kCrcCcitt, kCrc8Custom, kCrc16Custom, kCrc32Custom, kCrc64Custom,
+  kCsum16, kCksum16, kIdentity, kXor16, kXor32, kRoundRobin,
+};
+
+// One input of a calculation: a field, a constant of `bits` bits, a whole header, or the
+// payload after the parsed headers.
+struct CalcInput {
+  enum class Kind : std::uint8_t { kField, kConst, kHeader, kPayload } kind = Kind::kField;
+  int a = -1;      // field id, index in Program::consts, or header id
+  int bits = 0;    // constants
+  // Fields: where the field lives, so that a frame's calculation reads no FieldInfo.
+  int limb = 0, width = 0, header = -1;
+  bool varbit = false;
+};
+
+// Consecutive inputs that are one fixed header's consecutive fields, whole bytes from a
+// byte boundary: while the header is as the parser extracted it, they are its bytes.
+struct CalcRun {
+  int header = -1;
+  int inputs = 0;      // how many inputs it covers
+  int byte_offset = 0;
+  int bytes = 0;
+};
+
+struct CalculationInfo {
+  std::string name;
+  int id = 0;
+  HashAlgo algo = HashAlgo::kCrc16;
+  std::vector<CalcInput> inputs;
+  std::vector<std::int32_t> run_at;  // per input: the run starting there, or -1
+  std::vector<CalcRun> runs;
+  int max_bytes = 0;  // the most input bytes it can build
+};
+
+struct ChecksumInfo {
+  std::string name;
+  int id = 0;
+  int target = -1;          // field id
+  int calc = -1;            // calculation index (generic checksums)
+  bool ipv4 = false;        // bmv2's built-in "ipv4" type: the header's own csum16
+  bool verify = true, update = true;
+  int cond = -1;            // bool node, or -1 for always
+};
+
+struct CounterInfo {
+  std::string name;
+  int id = 0;
+  std::uint32_t size = 0;
+  int direct_table = -1;    // direct counters live with the table's entries
+};
+
+struct MeterInfo {
+  std::string name;
+  int id = 0;
+  bool packets = true;      // type "packets", else "bytes"
+  int rate_count = 2;
+  std::uint32_t size = 0;
+  int direct_table = -1;
+  int result_field = -1;    // direct meters: where the colour goes
+};
+
+struct RegisterInfo {
+  std::string name;
+  int id = 0;
+  std::uint32_t size = 0;
+  int width = 0;
+  int nlimbs = 0;
+};
+
+// field_lists (clone, resubmit, recirculate) and learn_lists (digests).
+struct FieldListInfo {
+  std::string name;
+  int id = 0;
+  std::vector<int> fields;
+};
+
+struct ParseVsetInfo {
+  std::string name;
+  int id = 0;
+  int bitwidth = 0;         // compressed_bitwidth
+  std::uint32_t max_size = 0;
+};
+
+struct ActionProfileInfo {
+  std::string name;
+  int id = 0;
+  std::uint32_t max_size = 0;
+  int selector = -1;        // calculation index of the selector's hash, or -1
 };
 
 // The error constants v1model's parser raises, by their values in this program.
@@ -301,6 +456,20 @@ struct Program {
   ParserInfo parser;
   DeparserInfo deparser;
   std::vector<ExternInstance> externs;
+  std::vector<CalculationInfo> calculations;  // named ones first, then selectors' hashes
+  std::vector<ChecksumInfo> checksums;
+  std::vector<CounterInfo> counters;
+  std::vector<MeterInfo> meters;
+  std::vector<RegisterInfo> registers;
+  std::vector<FieldListInfo> field_lists;
+  std::vector<FieldListInfo> learn_lists;
+  std::vector<ParseVsetInfo> parse_vsets;
+  std::vector<VsetCase> vset_cases;
+  std::vector<ActionProfileInfo> action_profiles;
+  std::vector<std::string> log_formats;
+  // Extern functions the program calls (extern_func), resolved against the registry.
+  std::vector<const ExternFunction*> extern_functions;
+  bool verify_checksums = false, update_checksums = false;
   // The methods the program calls, resolved once against the registry at load.
   std::vector<ExternResult (*)(ExternCall&)> extern_calls;
 
@@ -310,11 +479,18 @@ struct Program {
 
   // v1model's standard metadata, resolved through field_aliases; -1 when absent.
   int f_ingress_port = -1, f_egress_spec = -1, f_egress_port = -1, f_packet_length = -1,
-      f_instance_type = -1, f_parser_error = -1;
+      f_instance_type = -1, f_parser_error = -1, f_checksum_error = -1, f_mcast_grp = -1,
+      f_egress_rid = -1, f_priority = -1, f_qid = -1, f_enq_timestamp = -1, f_enq_qdepth = -1,
+      f_deq_timedelta = -1, f_deq_qdepth = -1, f_ingress_global_timestamp = -1,
+      f_egress_global_timestamp = -1;
+  // The field mark_to_drop zeroes beside egress_spec: mcast_grp of the same header.
+  int f_mark_to_drop_mcast = -1;
+  bool queueing_metadata = false;  // all four enq_/deq_ fields exist (simple_switch's rule)
 
   std::map<std::string, int> header_by_name, field_by_name, stack_by_name, union_by_name,
       union_stack_by_name, action_by_name, table_by_name, conditional_by_name,
-      extern_by_name;
+      extern_by_name, calculation_by_name, counter_by_name, meter_by_name, register_by_name,
+      parse_vset_by_name, action_profile_by_name, learn_list_by_name;
 
   bool is_table_node(int node) const { return node >= 0 && node < static_cast<int>(tables.size()); }
   int conditional_node(int index) const { return static_cast<int>(tables.size()) + index; }

@@ -3,6 +3,9 @@
 // records, so the STF suite exercises the same update path as every other control plane.
 #include "dpusim/p4/stf.h"
 
+#include "cli_values.h"
+#include "dpusim/p4/cli.h"
+
 #include <cctype>
 #include <map>
 #include <optional>
@@ -46,29 +49,6 @@ bool ends_with(const std::string& s, const std::string& suffix) {
   return s.size() >= suffix.size() && s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
 }
 
-// A number as simple_switch_CLI reads one (Python's int(x, 0)): 0x, 0b, 0o or decimal.
-bool cli_number(const std::string& text, Value* out) {
-  std::string t = text;
-  int base = 10;
-  if (t.size() > 2 && t[0] == '0' && (t[1] == 'x' || t[1] == 'X')) base = 16;
-  else if (t.size() > 2 && t[0] == '0' && (t[1] == 'b' || t[1] == 'B')) base = 2;
-  else if (t.size() > 2 && t[0] == '0' && (t[1] == 'o' || t[1] == 'O')) base = 8;
-  if (base != 10) t = t.substr(2);
-  if (t.empty()) return false;
-  Value v = Value::zero();
-  for (char c : t) {
-    if (c == '_') continue;
-    int d = std::isdigit(static_cast<unsigned char>(c)) ? c - '0'
-            : std::isxdigit(static_cast<unsigned char>(c)) ? std::tolower(c) - 'a' + 10 : 99;
-    if (d >= base) return false;
-    value_mul(v, v, Value::of(static_cast<std::uint64_t>(base)));
-    value_add(v, v, Value::of(static_cast<std::uint64_t>(d)));
-    if (v.bit_length() > 512) return false;
-  }
-  *out = v;
-  return true;
-}
-
 struct StfKey {
   KeyDesc desc;
   std::string value;  // as bmv2stf would hand it to the CLI: "v", "v/len" or "v&&&m"
@@ -101,7 +81,7 @@ std::string make_lpm(const std::string& value) {
   else if (v.rfind("0o", 0) == 0) bits_per_digit = 3;
   else if (v.rfind("0x", 0) != 0) {
     Value n;
-    if (cli_number(v, &n)) v = n.to_hex();
+    if (parse_cli_integer(v, &n)) v = n.to_hex();
   }
   int stars = 0;
   for (char& c : v)
@@ -115,7 +95,7 @@ std::string make_lpm(const std::string& value) {
 
 class StfRun {
  public:
-  explicit StfRun(Engine& engine) : engine_(engine), tables_(engine.describe_tables()) {}
+  explicit StfRun(Engine& engine) : engine_(engine), cli_(engine), tables_(engine.describe_tables()) {}
   StfOutcome run(std::string_view text);
 
  private:
@@ -128,6 +108,7 @@ class StfRun {
   bool action_args(const ActionDesc& a, const std::string& args, TableUpdate* u, std::string* error) const;
 
   Engine& engine_;
+  SwitchCli cli_;  // the commands the bmv2 driver hands simple_switch_CLI word for word
   std::vector<TableDesc> tables_;
   std::map<std::uint32_t, std::vector<std::vector<std::uint8_t>>> outputs_;
   std::map<std::uint32_t, std::vector<std::string>> expected_;
@@ -225,7 +206,7 @@ bool StfRun::to_update(const TableDesc& t, const std::vector<StfKey>& keys, Tabl
     // simple_switch_CLI's forms; it stores a ternary value under its mask and uses only a
     // prefix's leading bits, so the value is put under them here too.
     if ((at = v.find("&&&")) != std::string::npos) {
-      if (!cli_number(v.substr(0, at), &val) || !cli_number(v.substr(at + 3), &aux)) {
+      if (!parse_cli_integer(v.substr(0, at), &val) || !parse_cli_integer(v.substr(at + 3), &aux)) {
         *error = "bad ternary value " + v;
         return false;
       }
@@ -235,13 +216,13 @@ bool StfRun::to_update(const TableDesc& t, const std::vector<StfKey>& keys, Tabl
     } else if ((at = v.find('/')) != std::string::npos) {
       Value len;
       std::uint64_t pl = 0;
-      if (!cli_number(v.substr(0, at), &val) || !cli_number(v.substr(at + 1), &len) || !len.fits_u64(&pl) || pl > 512) {
+      if (!parse_cli_integer(v.substr(0, at), &val) || !parse_cli_integer(v.substr(at + 1), &len) || !len.fits_u64(&pl) || pl > 512) {
         *error = "bad prefix " + v;
         return false;
       }
       if (static_cast<int>(pl) <= k.desc.width) value_and(val, val, Value::prefix_mask(k.desc.width, static_cast<int>(pl)));
       mf.prefix_len = static_cast<int>(pl);
-    } else if (!cli_number(v, &val)) {
+    } else if (!parse_cli_integer(v, &val)) {
       *error = "bad key value " + v;
       return false;
     }
@@ -264,7 +245,7 @@ bool StfRun::action_args(const ActionDesc& a, const std::string& args_text, Tabl
       return false;
     }
     Value val;
-    if (!cli_number(v, &val)) {
+    if (!parse_cli_integer(v, &val)) {
       *error = "bad action arg value " + v;
       return false;
     }
@@ -374,7 +355,7 @@ StfOutcome StfRun::run(std::string_view text) {
       auto [port_text, data] = next_word(cmd);
       Value pv;
       std::uint64_t port = 0;
-      if (!cli_number(port_text, &pv) || !pv.fits_u64(&port) || port > 511) return failed(where + "bad port '" + port_text + "'");
+      if (!parse_cli_integer(port_text, &pv) || !pv.fits_u64(&port) || port > 511) return failed(where + "bad port '" + port_text + "'");
       std::string hex;
       for (char c : data)
         if (!std::isspace(static_cast<unsigned char>(c))) hex.push_back(static_cast<char>(std::toupper(static_cast<unsigned char>(c))));
@@ -390,15 +371,19 @@ StfOutcome StfRun::run(std::string_view text) {
       std::vector<std::uint8_t> frame;
       for (std::size_t i = 0; i < hex.size(); i += 2) frame.push_back(static_cast<std::uint8_t>(std::stoi(hex.substr(i, 2), nullptr, 16)));
       ++outcome_.packets;
-      Verdict v = engine_.process(static_cast<std::uint32_t>(port), frame.data(), frame.size());
-      if (!v.dropped) outputs_[v.port].emplace_back(v.data, v.data + v.size);
+      const RunResult& r = engine_.run(static_cast<std::uint32_t>(port), frame.data(), frame.size());
+      for (const OutputPacket& o : r.outputs) outputs_[o.port].emplace_back(o.data, o.data + o.size);
     } else if (first == "add") {
       if (!add(cmd, &error)) return failed(where + error);
     } else if (first == "setdefault") {
       if (!set_default(cmd, &error)) return failed(where + error);
+    } else if (first.rfind("mirroring_", 0) == 0 || first.rfind("mc_", 0) == 0 || first.rfind("counter_", 0) == 0 ||
+               first.rfind("register_", 0) == 0 || first.rfind("meter_", 0) == 0) {
+      // The bmv2 driver hands these to simple_switch_CLI word for word.
+      std::string printed;
+      if (!cli_.execute(line, &printed, &error)) return failed(where + error);
     }
-    // Everything else (wait, remove, check_counter, mirroring_*, mc_*, ...) the bmv2 driver
-    // ignores or passes to a CLI whose effects this engine refuses at load.
+    // The rest (wait, remove, check_counter, no_packet) the bmv2 driver ignores.
   }
   for (std::uint32_t port : ports_) {
     const auto& got = outputs_[port];

@@ -29,8 +29,16 @@ std::uint64_t hash_bytes(const std::uint8_t* p, int n) {
     p += 8;
     n -= 8;
   }
+  // The last 0-7 bytes in two overlapping loads (or three bytes): every byte read, no call.
   std::uint64_t w = 0;
-  std::memcpy(&w, p, static_cast<std::size_t>(n));
+  if (n >= 4) {
+    std::uint32_t a, b;
+    std::memcpy(&a, p, 4);
+    std::memcpy(&b, p + n - 4, 4);
+    w = a | static_cast<std::uint64_t>(b) << 32;
+  } else if (n > 0) {
+    w = p[0] | static_cast<std::uint64_t>(p[n / 2]) << 8 | static_cast<std::uint64_t>(p[n - 1]) << 16;
+  }
   h = (h ^ w ^ (static_cast<std::uint64_t>(n) << 56)) * 0x94d049bb133111ebull;
   h ^= h >> 29;
   h *= 0xd6e8feb86659fd93ull;
@@ -85,34 +93,13 @@ void RecordHash::init(int key_bytes, int data_limbs) {
   stride_ = key_words_ + 1 + data_limbs;
 }
 
-std::uint64_t RecordHash::hash(const std::uint8_t* key, int len) const {
-  return hash_bytes(key, key_bytes_) ^ (static_cast<std::uint64_t>(len + 1) * 0x9e3779b97f4a7c15ull);
-}
-
-namespace {
-
-// An index bucket: 11 bits of the hash (its top, disjoint from the bits that pick the home
-// bucket) to skip most non-matching records unread, and the record's slot + 1.
-inline std::uint32_t tag_of(std::uint64_t h) { return static_cast<std::uint32_t>(h >> 53); }
-
-}  // namespace
-
 std::size_t RecordHash::home(const std::uint64_t* r) const {
   return static_cast<std::uint32_t>(hash(reinterpret_cast<const std::uint8_t*>(r), meta_rank(r[key_words_]))) & (index_.size() - 1);
 }
 
 const std::uint64_t* RecordHash::find(const std::uint8_t* key, int len, std::uint64_t h) const {
-  if (index_.empty()) return nullptr;
-  const std::size_t mask = index_.size() - 1;
-  const std::uint32_t tag = tag_of(h);
   const auto kb = static_cast<std::size_t>(key_bytes_);
-  for (std::size_t i = static_cast<std::uint32_t>(h) & mask;; i = (i + 1) & mask) {
-    const std::uint32_t b = index_[i];
-    if (b == 0) return nullptr;
-    if ((b >> kSlotBits) != tag) continue;
-    const std::uint64_t* r = rec(b);
-    if (meta_rank(r[key_words_]) == len && std::memcmp(r, key, kb) == 0) return r + key_words_;
-  }
+  return probe(h, [&](const std::uint64_t* r) { return meta_rank(r[key_words_]) == len && std::memcmp(r, key, kb) == 0; });
 }
 
 void RecordHash::grow() {
@@ -212,22 +199,65 @@ TernaryIndex::Group* TernaryIndex::group_for(const std::uint8_t* mask) const {
 }
 
 void TernaryIndex::reorder() {
-  std::stable_sort(groups_.begin(), groups_.end(),
-                   [](const std::unique_ptr<Group>& a, const std::unique_ptr<Group>& b) { return a->max_priority > b->max_priority; });
+  // By the best entry each mask holds: the highest priority, then the lowest handle.
+  std::stable_sort(groups_.begin(), groups_.end(), [](const std::unique_ptr<Group>& a, const std::unique_ptr<Group>& b) {
+    if (a->max_priority != b->max_priority) return a->max_priority > b->max_priority;
+    return a->first_handle < b->first_handle;
+  });
+  bits_dirty_ = true;
 }
 
-int TernaryIndex::lookup(const std::uint8_t* key, std::uint8_t* scratch) const {
+int TernaryIndex::lookup(const std::uint8_t* key, std::uint8_t* scratch) {
+  if (bits_dirty_) rebuild_bits();
+  if (use_bits_) return lookup_bits(key);
   const int kb = store_->key_bytes;
   int best = -1;
   for (const auto& g : groups_) {
-    // Groups come by their best priority: once that cannot beat the match, none can.
-    if (best >= 0 && g->max_priority < store_->rank(best)) break;
+    // Groups come by their best entry: once that cannot beat the match, none can.
+    if (best >= 0) {
+      const std::int32_t r = store_->rank(best);
+      if (g->max_priority < r || (g->max_priority == r && g->first_handle > store_->seq[static_cast<std::size_t>(best)])) break;
+    }
     const std::uint8_t* m = g->mask.data();
     for (int i = 0; i < kb; ++i) scratch[i] = key[i] & m[i];
     int s = g->heads->find(scratch);
     if (s >= 0 && (best < 0 || better(s, best))) best = s;
   }
   return best;
+}
+
+void TernaryIndex::rebuild_bits() {
+  bits_dirty_ = false;
+  const int kb = store_->key_bytes;
+  use_bits_ = store_->count <= kBitVectorMaxEntries && kb <= kBitVectorMaxKeyBytes && groups_.size() >= kBitVectorMinMasks;
+  rows_.clear();
+  order_.clear();
+  if (!use_bits_) return;
+  for (std::size_t slot = 0; slot < store_->slots(); ++slot)
+    if (store_->live(static_cast<int>(slot))) order_.push_back(static_cast<std::int32_t>(slot));
+  std::sort(order_.begin(), order_.end(), [this](std::int32_t a, std::int32_t b) { return better(a, b); });
+  words_ = (order_.size() + 63) / 64;
+  rows_.assign(static_cast<std::size_t>(kb) * 256 * words_, 0);
+  for (std::size_t i = 0; i < order_.size(); ++i) {
+    const std::uint8_t* k = store_->key(order_[i]);
+    const std::uint8_t* m = store_->mask(order_[i]);
+    for (int b = 0; b < kb; ++b)
+      for (int v = 0; v < 256; ++v)
+        if ((v & m[b]) == k[b]) rows_[(static_cast<std::size_t>(b) * 256 + static_cast<std::size_t>(v)) * words_ + i / 64] |= 1ull << (i % 64);
+  }
+}
+
+int TernaryIndex::lookup_bits(const std::uint8_t* key) {
+  const int kb = store_->key_bytes;
+  const std::uint64_t* row[kBitVectorMaxKeyBytes];
+  for (int b = 0; b < kb; ++b) row[b] = &rows_[(static_cast<std::size_t>(b) * 256 + key[b]) * words_];
+  // Word by word: the first word with a bit left holds the winner.
+  for (std::size_t w = 0; w < words_; ++w) {
+    std::uint64_t acc = ~0ull;
+    for (int b = 0; b < kb && acc != 0; ++b) acc &= row[b][w];
+    if (acc != 0) return order_[w * 64 + static_cast<std::size_t>(__builtin_ctzll(acc))];
+  }
+  return -1;
 }
 
 int TernaryIndex::find(const std::uint8_t* key, const std::uint8_t* mask, std::int32_t priority) const {
@@ -261,8 +291,9 @@ void TernaryIndex::insert(int slot) {
     next[static_cast<std::size_t>(slot)] = next[static_cast<std::size_t>(prev)];
     next[static_cast<std::size_t>(prev)] = slot;
   }
-  ++g->priorities[store_->rank(slot)];
+  g->priorities[store_->rank(slot)].insert(store_->seq[static_cast<std::size_t>(slot)]);
   g->max_priority = g->priorities.rbegin()->first;
+  g->first_handle = *g->priorities.rbegin()->second.begin();
   reorder();
 }
 
@@ -283,11 +314,15 @@ void TernaryIndex::erase(int slot) {
   }
   next[static_cast<std::size_t>(slot)] = -1;
   auto it = g->priorities.find(store_->rank(slot));
-  if (it != g->priorities.end() && --it->second == 0) g->priorities.erase(it);
+  if (it != g->priorities.end()) {
+    it->second.erase(store_->seq[static_cast<std::size_t>(slot)]);
+    if (it->second.empty()) g->priorities.erase(it);
+  }
   if (g->priorities.empty()) {
     groups_.erase(std::find_if(groups_.begin(), groups_.end(), [g](const std::unique_ptr<Group>& x) { return x.get() == g; }));
   } else {
     g->max_priority = g->priorities.rbegin()->first;
+    g->first_handle = *g->priorities.rbegin()->second.begin();
   }
   reorder();
 }

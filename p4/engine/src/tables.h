@@ -16,8 +16,10 @@
 #pragma once
 
 #include <cstdint>
+#include <cstring>
 #include <map>
 #include <memory>
+#include <set>
 #include <vector>
 
 namespace dpusim::p4 {
@@ -29,6 +31,11 @@ inline std::uint64_t make_meta(std::int32_t action, std::int32_t rank) {
 }
 
 std::uint64_t hash_bytes(const std::uint8_t* data, int n);
+
+// An indirect table's entry names a profile member, or a group (flagged), in place of an
+// action: ids below 2^30.
+inline constexpr std::uint32_t kIndirectGroupFlag = 1u << 30;
+inline constexpr std::uint32_t kIndirectIdMask = kIndirectGroupFlag - 1;
 
 // Entries by stable slot (ternary tables, short LPM prefixes). Record: key words | meta |
 // runtime data. Slots are reused after a delete; the sequence number keeps "earliest insert
@@ -75,13 +82,29 @@ class RecordHash {
   void init(int key_bytes, int data_limbs);
   const std::uint64_t* find(const std::uint8_t* key, int len, std::uint64_t h) const;  // meta, or null
   const std::uint64_t* find(const std::uint8_t* key, int len) const { return find(key, len, hash(key, len)); }
+  // An exact table's find (length 0) for a key whose last word is zero-padded, as every
+  // record's is: whole-word compares, no call.
+  const std::uint64_t* find_padded(const std::uint8_t* key) const {
+    const auto kw = static_cast<std::size_t>(key_words_);
+    return probe(hash(key, 0), [&](const std::uint64_t* r) {
+      if (meta_rank(r[kw]) != 0) return false;
+      for (std::size_t w = 0; w < kw; ++w) {
+        std::uint64_t k;
+        std::memcpy(&k, key + 8 * w, 8);
+        if (k != r[w]) return false;
+      }
+      return true;
+    });
+  }
   std::uint64_t* find_mut(const std::uint8_t* key, int len) {
     return const_cast<std::uint64_t*>(static_cast<const RecordHash*>(this)->find(key, len));
   }
   void insert(const std::uint8_t* key, int len, std::uint64_t meta, const std::uint64_t* data);
   bool erase(const std::uint8_t* key, int len);
   std::size_t size() const { return size_; }
-  std::uint64_t hash(const std::uint8_t* key, int len) const;
+  std::uint64_t hash(const std::uint8_t* key, int len) const {
+    return hash_bytes(key, key_bytes_) ^ (static_cast<std::uint64_t>(len + 1) * 0x9e3779b97f4a7c15ull);
+  }
   // Calls f(key, meta pointer) for every entry.
   template <typename F>
   void for_each(F f) const {
@@ -93,6 +116,23 @@ class RecordHash {
 
  private:
   static constexpr int kSlotBits = 21;  // slot + 1; the entry budget is 2^20
+  // An index bucket: 11 bits of the hash (its top, disjoint from the bits that pick the home
+  // bucket) to skip most non-matching records unread, and the record's slot + 1.
+  static std::uint32_t tag_of(std::uint64_t h) { return static_cast<std::uint32_t>(h >> 53); }
+  // The meta word of the record from h's home bucket on that `match` accepts, or null.
+  template <typename Match>
+  const std::uint64_t* probe(std::uint64_t h, Match match) const {
+    if (index_.empty()) return nullptr;
+    const std::size_t mask = index_.size() - 1;
+    const std::uint32_t tag = tag_of(h);
+    for (std::size_t i = static_cast<std::uint32_t>(h) & mask;; i = (i + 1) & mask) {
+      const std::uint32_t b = index_[i];
+      if (b == 0) return nullptr;
+      if ((b >> kSlotBits) != tag) continue;
+      const std::uint64_t* r = rec(b);
+      if (match(r)) return r + key_words_;
+    }
+  }
   void grow();
   std::size_t home(const std::uint64_t* rec) const;
   const std::uint64_t* rec(std::uint32_t bucket) const {
@@ -152,12 +192,24 @@ class LpmTable {
   RecordHash long_;
 };
 
+// Two searches over the same entries, chosen by the table's shape:
+//  - tuple-space search: one hash probe per distinct mask, masks visited by their best
+//    entry (priority, then the lowest handle), stopped once none can win; cheap with few
+//    masks, whatever the number of entries;
+//  - bit vectors (Lakshman and Stiliadis, SIGCOMM 1998) for tables of at most
+//    kBitVectorMaxEntries entries and many masks: per key byte and byte value, the set of
+//    entries that byte value matches, entries numbered in rank order, so that the first bit
+//    of the sets' intersection is the winner. Rebuilt on the first lookup after a change.
 class TernaryIndex {
  public:
+  static constexpr std::size_t kBitVectorMaxEntries = 4096;
+  static constexpr int kBitVectorMaxKeyBytes = 16;
+  static constexpr std::size_t kBitVectorMinMasks = 16;
+
   explicit TernaryIndex(EntryStore* store) : store_(store) {}
-  // The matching slot of highest priority (earliest insert among equals), or -1.
+  // The matching slot of highest priority (the lowest handle among equals), or -1.
   // `scratch` must hold key_bytes bytes.
-  int lookup(const std::uint8_t* key, std::uint8_t* scratch) const;
+  int lookup(const std::uint8_t* key, std::uint8_t* scratch);
   // The slot with this masked key, mask and priority, or -1.
   int find(const std::uint8_t* key, const std::uint8_t* mask, std::int32_t priority) const;
   void insert(int slot);
@@ -175,12 +227,21 @@ class TernaryIndex {
   struct Group {
     std::vector<std::uint8_t> mask;
     std::unique_ptr<Heads> heads;
-    std::map<std::int32_t, std::uint32_t> priorities;  // priority -> count
+    std::map<std::int32_t, std::set<std::uint64_t>> priorities;  // priority -> its entries' handles
     std::int32_t max_priority = 0;
+    std::uint64_t first_handle = 0;  // the lowest handle at max_priority
   };
   Group* group_for(const std::uint8_t* mask) const;
   void reorder();
   bool better(int a, int b) const;  // a beats b
+  int lookup_bits(const std::uint8_t* key);
+  void rebuild_bits();
+  // Bit vectors: rows_[(byte * 256 + value) * words_ + w], bit i = order_[i] matches.
+  bool bits_dirty_ = true;
+  bool use_bits_ = false;
+  std::size_t words_ = 0;
+  std::vector<std::uint64_t> rows_;
+  std::vector<std::int32_t> order_;
   EntryStore* store_;
   std::vector<std::unique_ptr<Group>> groups_;  // by max_priority, highest first
 };

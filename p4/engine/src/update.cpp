@@ -1,37 +1,15 @@
 // Table updates, held to P4Runtime's rules (p4runtime spec, "TableEntry" and "Match
 // fields"): every key field checked against its width and match kind, deletes included;
 // priorities only where the table ranks by them; duplicates and absent entries refused.
+#include <cstring>
 #include <sstream>
 
 #include "dpusim/p4/limits.h"
 #include "engine_impl.h"
+#include "update_util.h"
 
 namespace dpusim::p4 {
 
-namespace {
-
-UpdateError fail(UpdateCode code, std::string message) { return UpdateError{code, std::move(message)}; }
-
-// Names reach log lines: anything but printable ASCII is refused before it is echoed.
-bool printable(const std::string& s) {
-  if (s.empty() || s.size() > P4_MAX_NAME_BYTES) return false;
-  for (unsigned char c : s)
-    if (c < 0x20 || c > 0x7e) return false;
-  return true;
-}
-
-std::string bytes_hex(const std::uint8_t* p, int n) {
-  static const char digits[] = "0123456789abcdef";
-  std::string s = "0x";
-  for (int i = 0; i < n; ++i) {
-    s.push_back(digits[p[i] >> 4]);
-    s.push_back(digits[p[i] & 15]);
-  }
-  if (n == 0) s += "0";
-  return s;
-}
-
-}  // namespace
 
 bool Engine::Impl::canonical_key(const TableInfo& t, const TableUpdate& u, CanonicalEntry* e, UpdateError* error) const {
   const std::string tn = "table '" + t.name + "'";
@@ -44,6 +22,7 @@ bool Engine::Impl::canonical_key(const TableInfo& t, const TableUpdate& u, Canon
   }
   e->key.assign(static_cast<std::size_t>(t.key_bytes), 0);
   e->mask.assign(static_cast<std::size_t>(t.key_bytes), 0);
+  if (t.has_range) e->high.assign(static_cast<std::size_t>(t.key_bytes), 0);
   for (std::size_t i = 0; i < t.keys.size(); ++i) {
     const KeyField& kf = t.keys[i];
     const MatchField& mf = u.match[i];
@@ -69,6 +48,27 @@ bool Engine::Impl::canonical_key(const TableInfo& t, const TableUpdate& u, Canon
     Value m = Value::ones(kf.width);
     const bool lpm = kf.kind == MatchKind::kLpm;
     const bool masked = kf.kind == MatchKind::kTernary || kf.kind == MatchKind::kOptional;
+    const bool range = kf.kind == MatchKind::kRange;
+    if (mf.high.has_value() != range) {
+      *error = fail(UpdateCode::kMatchKind, fw + (range ? " is a range field and needs a low and a high end" : " is not a range field and takes no high end"));
+      return false;
+    }
+    if (range) {
+      Value high;
+      if (!parse_number(*mf.high, &high)) {
+        *error = fail(UpdateCode::kBadRecord, fw + ": high end '" + mf.high->substr(0, 60) + "' is not a hex (0x..) or decimal number");
+        return false;
+      }
+      if (high.bit_length() > kf.width) {
+        *error = fail(UpdateCode::kValueWidth, fw + ": high end " + high.to_hex() + " is wider than the " + std::to_string(kf.width) + "-bit field");
+        return false;
+      }
+      if (compare(v, high) > 0) {
+        *error = fail(UpdateCode::kRange, fw + ": low end " + v.to_hex() + " is above high end " + high.to_hex());
+        return false;
+      }
+      high.get_bytes_be(&e->high[static_cast<std::size_t>(kf.offset)], static_cast<std::size_t>(kf.nbytes));
+    }
     if (mf.prefix_len && !lpm) {
       *error = fail(UpdateCode::kMatchKind, fw + " is not an LPM field and takes no prefix_len");
       return false;
@@ -129,37 +129,21 @@ bool Engine::Impl::canonical_key(const TableInfo& t, const TableUpdate& u, Canon
   }
   if (t.needs_priority()) {
     if (!u.priority || *u.priority < 1 || *u.priority > INT32_MAX) {
-      *error = fail(UpdateCode::kPriority, tn + " has ternary keys: an entry needs a priority in [1, " + std::to_string(INT32_MAX) +
+      *error = fail(UpdateCode::kPriority, tn + " has ternary or range keys: an entry needs a priority in [1, " + std::to_string(INT32_MAX) +
                                                "] (higher wins)" + (u.priority ? ", not " + std::to_string(*u.priority) : ""));
       return false;
     }
     e->priority = static_cast<std::int32_t>(*u.priority);
   } else if (u.priority && *u.priority != 0) {
-    *error = fail(UpdateCode::kPriority, tn + " has no ternary key: an entry gives no priority (got " + std::to_string(*u.priority) + ")");
+    *error = fail(UpdateCode::kPriority, tn + " has no ternary or range key: an entry gives no priority (got " + std::to_string(*u.priority) + ")");
     return false;
   }
   return true;
 }
 
-bool Engine::Impl::canonical_action(const TableInfo& t, const TableUpdate& u, CanonicalEntry* e, UpdateError* error) const {
-  const std::string tn = "table '" + t.name + "'";
-  if (!printable(u.action)) {
-    *error = fail(UpdateCode::kBadName, tn + ": the action name is empty or not printable ASCII");
-    return false;
-  }
-  // Names are unique within a table (checked at load), not across the program.
-  int action = -1;
-  for (int a : t.actions)
-    if (program.actions[static_cast<std::size_t>(a)].name == u.action) action = a;
-  if (action < 0) {
-    bool exists = program.action_by_name.count(u.action) != 0;
-    *error = exists ? fail(UpdateCode::kActionNotInTable, "action '" + u.action + "' is not one of " + tn + "'s actions")
-                    : fail(UpdateCode::kUnknownAction, "no action named '" + u.action + "'");
-    return false;
-  }
-  const ActionInfo& a = program.actions[static_cast<std::size_t>(action)];
-  e->action = action;
-  e->data.assign(static_cast<std::size_t>(t.data_limbs), 0);
+bool action_arguments(const ActionInfo& a, const TableUpdate& u, int data_limbs, std::vector<std::uint64_t>* data,
+                      UpdateError* error) {
+  data->assign(static_cast<std::size_t>(data_limbs), 0);
   std::vector<bool> given(a.params.size(), false);
   for (const auto& [pname, pvalue] : u.params) {
     if (!printable(pname)) {
@@ -189,7 +173,7 @@ bool Engine::Impl::canonical_action(const TableInfo& t, const TableUpdate& u, Ca
                                              std::to_string(prm.width) + " bits");
       return false;
     }
-    for (int l = 0; l < prm.nlimbs; ++l) e->data[static_cast<std::size_t>(prm.limb + l)] = v.w[l];
+    for (int l = 0; l < prm.nlimbs; ++l) (*data)[static_cast<std::size_t>(prm.limb + l)] = v.w[l];
   }
   for (std::size_t k = 0; k < a.params.size(); ++k)
     if (!given[k]) {
@@ -199,22 +183,102 @@ bool Engine::Impl::canonical_action(const TableInfo& t, const TableUpdate& u, Ca
   return true;
 }
 
+int table_action(const Program& program, const TableInfo& t, const std::string& name, UpdateError* error) {
+  if (!printable(name)) {
+    *error = fail(UpdateCode::kBadName, "table '" + t.name + "': the action name is empty or not printable ASCII");
+    return -1;
+  }
+  // Names are unique within a table (checked at load), not across the program.
+  for (int a : t.actions)
+    if (program.actions[static_cast<std::size_t>(a)].name == name) return a;
+  bool exists = program.action_by_name.count(name) != 0;
+  *error = exists ? fail(UpdateCode::kActionNotInTable, "action '" + name + "' is not one of table '" + t.name + "''s actions")
+                  : fail(UpdateCode::kUnknownAction, "no action named '" + name + "'");
+  return -1;
+}
+
+bool Engine::Impl::canonical_action(const TableInfo& t, const TableUpdate& u, CanonicalEntry* e, UpdateError* error) {
+  const std::string tn = "table '" + t.name + "'";
+  if (t.impl != TableImpl::kSimple) {
+    // P4Runtime's action_profile_member_id / action_profile_group_id.
+    const ActionProfileState& prof = runtime.profiles[static_cast<std::size_t>(t.profile)];
+    const std::string pn = "action profile '" + program.action_profiles[static_cast<std::size_t>(t.profile)].name + "'";
+    if (!u.action.empty() || !u.params.empty() || u.member.has_value() == u.group.has_value()) {
+      *error = fail(UpdateCode::kIndirect, tn + " takes its actions from " + pn + ": an entry names a member or a group, not an action");
+      return false;
+    }
+    if (u.group && t.impl != TableImpl::kIndirectWs) {
+      *error = fail(UpdateCode::kIndirect, tn + " has no selector: an entry names a member, not a group");
+      return false;
+    }
+    if (u.member && !prof.members.count(*u.member)) {
+      *error = fail(UpdateCode::kNoSuchMember, pn + " has no member " + std::to_string(*u.member));
+      return false;
+    }
+    if (u.group && !prof.groups.count(*u.group)) {
+      *error = fail(UpdateCode::kNoSuchGroup, pn + " has no group " + std::to_string(*u.group));
+      return false;
+    }
+    e->action = static_cast<int>(u.member ? *u.member : (*u.group | kIndirectGroupFlag));
+    e->data.assign(static_cast<std::size_t>(t.data_limbs), 0);
+    return true;
+  }
+  if (u.member || u.group) {
+    *error = fail(UpdateCode::kIndirect, tn + " is not indirect: an entry names an action, not a member or group");
+    return false;
+  }
+  int action = table_action(program, t, u.action, error);
+  if (action < 0) return false;
+  e->action = action;
+  return action_arguments(program.actions[static_cast<std::size_t>(action)], u, t.data_limbs, &e->data, error);
+}
+
+namespace {
+
+// Two range entries are the same when key, mask, ends and priority are.
+int range_slot(const TableRuntime& rt, const TableInfo& t, const CanonicalEntry& e) {
+  const auto kb = static_cast<std::size_t>(t.key_bytes);
+  for (std::size_t slot = 0; slot < rt.store.slots(); ++slot) {
+    int s = static_cast<int>(slot);
+    if (!rt.store.live(s) || rt.store.rank(s) != e.priority) continue;
+    if (std::memcmp(rt.store.key(s), e.key.data(), kb) == 0 && std::memcmp(rt.store.mask(s), e.mask.data(), kb) == 0 &&
+        std::memcmp(&rt.range_high[slot * kb], e.high.data(), kb) == 0)
+      return s;
+  }
+  return -1;
+}
+
+}  // namespace
+
 std::uint64_t* Engine::Impl::find_entry(int table, const CanonicalEntry& e) {
   TableRuntime& rt = tables[static_cast<std::size_t>(table)];
   if (rt.count == 0) return nullptr;
-  switch (program.tables[static_cast<std::size_t>(table)].match_type) {
+  const TableInfo& t = program.tables[static_cast<std::size_t>(table)];
+  switch (t.match_type) {
     case TableMatchType::kExact: return rt.exact.find_mut(e.key.data(), 0);
     case TableMatchType::kLpm: return rt.lpm.find(e.key.data(), e.prefix_bits);
     case TableMatchType::kTernary: {
       int slot = rt.ternary->find(e.key.data(), e.mask.data(), e.priority);
       return slot < 0 ? nullptr : rt.store.meta(slot);
     }
-    case TableMatchType::kRange: return nullptr;
+    case TableMatchType::kRange: {
+      int slot = range_slot(rt, t, e);
+      return slot < 0 ? nullptr : rt.store.meta(slot);
+    }
   }
   return nullptr;
 }
 
-bool Engine::Impl::insert_entry(int table, const CanonicalEntry& e, UpdateError* error) {
+void Engine::Impl::reference(const TableInfo& t, std::uint32_t ref, int delta) {
+  if (t.impl == TableImpl::kSimple) return;
+  ActionProfileState& prof = runtime.profiles[static_cast<std::size_t>(t.profile)];
+  auto& refs = (ref & kIndirectGroupFlag) ? prof.group_refs : prof.member_refs;
+  std::uint32_t& n = refs[ref & kIndirectIdMask];
+  n = static_cast<std::uint32_t>(static_cast<std::int64_t>(n) + delta);
+  if (n == 0) refs.erase(ref & kIndirectIdMask);
+}
+
+bool Engine::Impl::insert_entry(int table, const CanonicalEntry& e, UpdateError* error, std::uint32_t* handle_out) {
   const TableInfo& t = program.tables[static_cast<std::size_t>(table)];
   TableRuntime& rt = tables[static_cast<std::size_t>(table)];
   // bmv2 sizes a table with const entries by its list, whatever max_size says.
@@ -222,22 +286,76 @@ bool Engine::Impl::insert_entry(int table, const CanonicalEntry& e, UpdateError*
     *error = fail(UpdateCode::kTableFull, "table " + t.name + " full (max_size " + std::to_string(t.max_size) + ")");
     return false;
   }
+  // bmv2's handle: the lowest one free.
+  std::uint32_t handle;
+  if (!rt.free_handles.empty()) {
+    handle = *rt.free_handles.begin();
+    rt.free_handles.erase(rt.free_handles.begin());
+  } else {
+    handle = rt.next_handle++;
+    rt.handle_live.push_back(0);
+    rt.timeouts_ms.push_back(0);
+    if (t.with_counters) rt.entry_counters.emplace_back();
+    if (t.direct_meter >= 0) {
+      rt.entry_meters.rates.resize(rt.entry_meters.rates.size() + static_cast<std::size_t>(rt.entry_meters.rate_count));
+      rt.entry_meters.configured.push_back(0);
+    }
+  }
+  rt.handle_live[handle] = 1;
+  rt.timeouts_ms[handle] = 0;
+  // A new entry starts with zero counts and an unconfigured meter, as in bmv2.
+  if (t.with_counters) rt.entry_counters[handle] = CounterCell{};
+  if (t.direct_meter >= 0) rt.entry_meters.configured[handle] = 0;
+  std::vector<std::uint64_t> data = e.data;
+  data.resize(static_cast<std::size_t>(t.data_limbs) + 1, 0);
+  data[static_cast<std::size_t>(t.data_limbs)] = handle;
   switch (t.match_type) {
-    case TableMatchType::kExact: rt.exact.insert(e.key.data(), 0, make_meta(e.action, 0), e.data.data()); break;
-    case TableMatchType::kLpm: rt.lpm.insert(e.key.data(), e.prefix_bits, make_meta(e.action, e.prefix_bits), e.data.data()); break;
-    case TableMatchType::kTernary: {
-      int slot = rt.store.add(e.key.data(), make_meta(e.action, e.priority), e.data.data());
+    case TableMatchType::kExact: rt.exact.insert(e.key.data(), 0, make_meta(e.action, 0), data.data()); break;
+    case TableMatchType::kLpm: rt.lpm.insert(e.key.data(), e.prefix_bits, make_meta(e.action, e.prefix_bits), data.data()); break;
+    case TableMatchType::kTernary:
+    case TableMatchType::kRange: {
+      int slot = rt.store.add(e.key.data(), make_meta(e.action, e.priority), data.data());
       std::copy(e.mask.begin(), e.mask.end(), rt.store.mask_mut(slot));
-      rt.ternary->insert(slot);
+      // Among equal priorities bmv2 takes the entry of the lowest handle.
+      rt.store.seq[static_cast<std::size_t>(slot)] = handle;
+      if (t.match_type == TableMatchType::kTernary) {
+        rt.ternary->insert(slot);
+      } else {
+        const auto kb = static_cast<std::size_t>(t.key_bytes);
+        if (rt.range_high.size() < rt.store.slots() * kb) rt.range_high.resize(rt.store.slots() * kb);
+        std::copy(e.high.begin(), e.high.end(), rt.range_high.begin() + static_cast<std::ptrdiff_t>(static_cast<std::size_t>(slot) * kb));
+      }
       break;
     }
-    case TableMatchType::kRange: return false;
   }
+  reference(t, static_cast<std::uint32_t>(e.action), 1);
   ++rt.count;
+  if (handle_out) *handle_out = handle;
   return true;
 }
 
-bool Engine::Impl::apply(const TableUpdate& u, UpdateError* error) {
+void Engine::Impl::erase_entry(int table, const CanonicalEntry& e, std::uint64_t* meta) {
+  const TableInfo& t = program.tables[static_cast<std::size_t>(table)];
+  TableRuntime& rt = tables[static_cast<std::size_t>(table)];
+  auto handle = static_cast<std::uint32_t>(meta[1 + t.data_limbs]);
+  reference(t, static_cast<std::uint32_t>(meta_action(*meta)), -1);
+  switch (t.match_type) {
+    case TableMatchType::kExact: rt.exact.erase(e.key.data(), 0); break;
+    case TableMatchType::kLpm: rt.lpm.erase(e.key.data(), e.prefix_bits); break;
+    case TableMatchType::kTernary: {
+      int slot = rt.ternary->find(e.key.data(), e.mask.data(), e.priority);
+      rt.ternary->erase(slot);
+      rt.store.release(slot);
+      break;
+    }
+    case TableMatchType::kRange: rt.store.release(range_slot(rt, t, e)); break;
+  }
+  rt.handle_live[handle] = 0;
+  rt.free_handles.insert(handle);
+  --rt.count;
+}
+
+bool Engine::Impl::apply(const TableUpdate& u, UpdateError* error, std::uint32_t* handle) {
   if (!printable(u.table)) {
     *error = fail(UpdateCode::kBadName, "the table name is empty or not printable ASCII");
     return false;
@@ -258,6 +376,16 @@ bool Engine::Impl::apply(const TableUpdate& u, UpdateError* error) {
       return false;
     }
     if (!canonical_action(t, u, &e, error)) return false;
+    DefaultEntry& cur = rt.default_entry;
+    if (t.impl != TableImpl::kSimple) {
+      // bmv2's table_indirect_set_default(_with_group).
+      if (cur.present) reference(t, cur.group >= 0 ? static_cast<std::uint32_t>(cur.group) | kIndirectGroupFlag : static_cast<std::uint32_t>(cur.member), -1);
+      reference(t, static_cast<std::uint32_t>(e.action), 1);
+      cur.present = true;
+      cur.member = u.member ? static_cast<std::int64_t>(*u.member) : -1;
+      cur.group = u.group ? static_cast<std::int64_t>(*u.group) : -1;
+      return true;
+    }
     const DefaultEntry& d = t.default_entry;
     if (d.present && d.action_const && e.action != d.action) {
       *error = fail(UpdateCode::kConstDefault, tn + "'s default action is const ('" + program.actions[static_cast<std::size_t>(d.action)].name + "')");
@@ -267,9 +395,9 @@ bool Engine::Impl::apply(const TableUpdate& u, UpdateError* error) {
       *error = fail(UpdateCode::kConstDefault, tn + "'s default action and its arguments are const");
       return false;
     }
-    rt.default_entry.present = true;
-    rt.default_entry.action = e.action;
-    rt.default_entry.data = e.data;
+    cur.present = true;
+    cur.action = e.action;
+    cur.data = e.data;
     return true;
   }
   if (t.immutable) {
@@ -290,34 +418,28 @@ bool Engine::Impl::apply(const TableUpdate& u, UpdateError* error) {
         return false;
       }
       if (!canonical_action(t, u, &e, error)) return false;
-      return insert_entry(table, e, error);
-    case UpdateType::kModify:
+      return insert_entry(table, e, error, handle);
+    case UpdateType::kModify: {
       if (meta == nullptr) {
         *error = fail(UpdateCode::kNoSuchEntry, tn + " has no entry for key " + bytes_hex(e.key.data(), t.key_bytes) + " to modify");
         return false;
       }
       if (!canonical_action(t, u, &e, error)) return false;
-      // In place: the entry keeps its identity (and, among equal priorities, its rank).
+      // In place: the entry keeps its handle, its counters and its rank.
+      reference(t, static_cast<std::uint32_t>(meta_action(*meta)), -1);
+      reference(t, static_cast<std::uint32_t>(e.action), 1);
       *meta = make_meta(e.action, meta_rank(*meta));
-      std::copy(e.data.begin(), e.data.end(), meta + 1);
+      std::copy(e.data.begin(), e.data.begin() + t.data_limbs, meta + 1);
+      if (handle) *handle = static_cast<std::uint32_t>(meta[1 + t.data_limbs]);
       return true;
+    }
     case UpdateType::kDelete:
       if (meta == nullptr) {
         *error = fail(UpdateCode::kNoSuchEntry, tn + " has no entry for key " + bytes_hex(e.key.data(), t.key_bytes) + " to delete");
         return false;
       }
-      switch (t.match_type) {
-        case TableMatchType::kExact: rt.exact.erase(e.key.data(), 0); break;
-        case TableMatchType::kLpm: rt.lpm.erase(e.key.data(), e.prefix_bits); break;
-        case TableMatchType::kTernary: {
-          int slot = rt.ternary->find(e.key.data(), e.mask.data(), e.priority);
-          rt.ternary->erase(slot);
-          rt.store.release(slot);
-          break;
-        }
-        case TableMatchType::kRange: break;
-      }
-      --rt.count;
+      if (handle) *handle = static_cast<std::uint32_t>(meta[1 + t.data_limbs]);
+      erase_entry(table, e, meta);
       return true;
     case UpdateType::kDefault: break;
   }
@@ -339,6 +461,7 @@ bool Engine::Impl::install_const_entries(LoadError* error) {
         if (kf.kind == MatchKind::kLpm) mf.prefix_len = ce.prefix_len;
         if (kf.kind == MatchKind::kTernary || kf.kind == MatchKind::kOptional)
           mf.mask = bytes_hex(&ce.mask[static_cast<std::size_t>(kf.offset)], kf.nbytes);
+        if (kf.kind == MatchKind::kRange) mf.high = bytes_hex(&ce.high[static_cast<std::size_t>(kf.offset)], kf.nbytes);
         u.match.push_back(std::move(mf));
       }
       if (t.needs_priority()) u.priority = ce.priority;
@@ -364,7 +487,7 @@ bool Engine::Impl::install_const_entries(LoadError* error) {
         e.action = ce.action;
         e.data = ce.data;
         e.data.resize(static_cast<std::size_t>(t.data_limbs), 0);
-        ok = insert_entry(static_cast<int>(ti), e, &ue);
+        ok = insert_entry(static_cast<int>(ti), e, &ue, nullptr);
       }
       if (!ok) {
         *error = {LoadCode::kTableEntries, "table '" + t.name + "' entry " + std::to_string(i) + ": " + ue.message};

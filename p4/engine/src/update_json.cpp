@@ -3,6 +3,7 @@
 
 #include "dpusim/p4/limits.h"
 #include "dpusim/p4/update.h"
+#include "dpusim/p4/value.h"
 #include "json_cost.h"
 
 namespace dpusim::p4 {
@@ -72,7 +73,10 @@ bool parse_updates(std::string_view text, std::vector<TableUpdate>* out, std::st
       return true;
     };
     std::string type;
-    if (!str("type", &type, true) || !str("table", &u.table, true)) return false;
+    if (!str("type", &type, true)) return false;
+    // A member or group of an action profile, or a table entry.
+    if (!str("action_profile", &u.action_profile, false)) return false;
+    if (!str("table", &u.table, u.action_profile.empty())) return false;
     if (type == "INSERT") u.type = UpdateType::kInsert;
     else if (type == "MODIFY") u.type = UpdateType::kModify;
     else if (type == "DELETE") u.type = UpdateType::kDelete;
@@ -81,7 +85,39 @@ bool parse_updates(std::string_view text, std::vector<TableUpdate>* out, std::st
       *error = where + " has type '" + type.substr(0, 40) + "', not INSERT, MODIFY, DELETE or DEFAULT";
       return false;
     }
-    if (!str("action", &u.action, u.type != UpdateType::kDelete)) return false;
+    auto id = [&](const char* key, std::optional<std::uint32_t>* dst) {
+      auto it = r.find(key);
+      if (it == r.end()) return true;
+      std::string text;
+      Value v;
+      std::uint64_t n = 0;
+      if (!value_text(*it, &text) || !parse_number(text, &v) || !v.fits_u64(&n) || n > 0xffffffffu) {
+        *error = where + " '" + key + "' is not a string holding a 32-bit number";
+        return false;
+      }
+      *dst = static_cast<std::uint32_t>(n);
+      return true;
+    };
+    if (!id("member", &u.member) || !id("group", &u.group)) return false;
+    if (auto it = r.find("members"); it != r.end()) {
+      if (!it->is_array()) {
+        *error = where + " 'members' is not a list";
+        return false;
+      }
+      for (std::size_t k = 0; k < it->size(); ++k) {
+        std::string text;
+        Value v;
+        std::uint64_t n = 0;
+        if (!value_text((*it)[k], &text) || !parse_number(text, &v) || !v.fits_u64(&n) || n > 0xffffffffu) {
+          *error = where + " member " + std::to_string(k) + " is not a string holding a 32-bit number";
+          return false;
+        }
+        u.members.push_back(static_cast<std::uint32_t>(n));
+      }
+    }
+    // An entry of an indirect table names a member or group; a group names members.
+    bool needs_action = u.type != UpdateType::kDelete && !u.member && !u.group;
+    if (!str("action", &u.action, needs_action)) return false;
     if (auto it = r.find("priority"); it != r.end()) {
       if (!it->is_number_integer()) {
         *error = where + " 'priority' is not an integer";
@@ -107,7 +143,15 @@ bool parse_updates(std::string_view text, std::vector<TableUpdate>* out, std::st
           return false;
         }
         mf.field = m["field"].get<std::string>();
-        if (!m.contains("value") || !value_text(m["value"], &mf.value)) {
+        if (m.contains("low") || m.contains("high")) {
+          // A range (P4Runtime's FieldMatch.Range).
+          std::string high;
+          if (!m.contains("low") || !value_text(m["low"], &mf.value) || !m.contains("high") || !value_text(m["high"], &high)) {
+            *error = mw + " is a range without 'low' and 'high' strings";
+            return false;
+          }
+          mf.high = high;
+        } else if (!m.contains("value") || !value_text(m["value"], &mf.value)) {
           *error = mw + " has no 'value' string (write numbers as \"0x..\" or decimal strings)";
           return false;
         }

@@ -65,6 +65,26 @@ std::string Value::to_hex() const {
   return sign + "0x" + out;
 }
 
+std::string Value::to_decimal() const {
+  Value mag = *this;
+  std::string sign;
+  if (is_negative()) {
+    value_neg(mag, *this);
+    sign = "-";
+  }
+  if (mag.is_zero()) return "0";
+  std::string digits;
+  const Value ten = Value::of(10);
+  while (!mag.is_zero()) {
+    Value q, r;
+    value_div(q, mag, ten);
+    value_mod(r, mag, ten);
+    digits.push_back(static_cast<char>('0' + r.w[0]));
+    mag = q;
+  }
+  return sign + std::string(digits.rbegin(), digits.rend());
+}
+
 Value Value::prefix_mask(int width, int prefix) {
   Value m;
   value_xor(m, ones(width), ones(width - prefix));

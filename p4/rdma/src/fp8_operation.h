@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "dpusim/p4/rdma/fp8_backend.h"
 #include "dpusim/p4/rdma/path.h"
 
 namespace dpusim::p4::rdma {
@@ -14,6 +15,7 @@ namespace dpusim::p4::rdma {
 struct Fp8Operation {
   const SendWr* wr = nullptr;
   RdmaMemory* memory = nullptr;
+  Fp8Backend* backend = nullptr;  // the path's; set once, kept across requests
   bool declined = false;   // a call found the request not compute-shaped and stopped the pipeline
   bool performed = false;  // a call computed the result (written only if the program drops)
   bool failed = false;     // a call failed the operation (the engine faults)
@@ -22,6 +24,7 @@ struct Fp8Operation {
   std::uint64_t dst_addr = 0;
   std::vector<std::uint8_t> staged;  // every source, whole, read before anything is written
   std::vector<std::uint8_t> result;
+  Fp8Outcome timing;       // the backend's cycles and busy time for the computed result
 
   void reset(const SendWr* w, RdmaMemory* m) {
     wr = w;
@@ -29,6 +32,7 @@ struct Fp8Operation {
     declined = performed = failed = false;
     failure = Decision{};
     dst_addr = 0;
+    timing = Fp8Outcome{};
     staged.clear();
     result.clear();
   }

@@ -9,7 +9,8 @@
 //   5. the rkey: registered (PROT), local (a peer's is IBV_WC_LOC_QP_OP_ERR), writable from
 //      the wire (IB_ACCESS_REMOTE_WRITE, as the responder of a plain write would insist; PROT),
 //      covering the result (PROT);
-// then stages the sources whole and computes the result. Nothing is written here: the path
+// then stages the sources whole and has the path's Fp8Backend compute the result (the C++
+// codec unless the device chose another, fp8_backend.h). Nothing is written here: the path
 // writes the result once the pipeline has ended and shown that the program dropped the request.
 #include <optional>
 #include <string>
@@ -139,10 +140,18 @@ ExternResult run(Fp8Operation& op, const fmt::Op* apply_op, fmt::Format src, fmt
   }
   op.result.resize(result_bytes);
   if (result_bytes != 0) {
-    fmt::Status s = apply_op != nullptr
-                        ? fmt::apply(*apply_op, src, op.staged.data(), n, op.staged.data() + n, n, op.result.data(), result_bytes)
-                        : fmt::convert(src, dst, op.staged.data(), n, op.result.data(), result_bytes);
-    if (!check_elements(op, s, shape)) return ExternResult::kFault;  // the checks above make this ok
+    Fp8Job job;
+    job.convert = apply_op == nullptr;
+    job.op = apply_op != nullptr ? *apply_op : fmt::Op::add;
+    job.src = src;
+    job.dst = dst;
+    job.a = op.staged.data();
+    job.b = apply_op != nullptr ? op.staged.data() + n : nullptr;
+    job.src_bytes = n;
+    job.result = op.result.data();
+    job.result_bytes = result_bytes;
+    op.timing = op.backend->compute(job);
+    if (!check_elements(op, op.timing.status, shape)) return ExternResult::kFault;  // the checks above make this ok
   }
   op.performed = true;
   return ExternResult::kContinue;

@@ -39,8 +39,16 @@ const char* fail_reason_name(FailReason reason) {
   return "unknown";
 }
 
-RdmaPath::RdmaPath(LogSink sink) : log_(std::move(sink)), op_(std::make_unique<Fp8Operation>()) {}
+RdmaPath::RdmaPath(LogSink sink) : log_(std::move(sink)), op_(std::make_unique<Fp8Operation>()) {
+  op_->backend = &codec_fp8_backend();
+}
 RdmaPath::~RdmaPath() = default;
+
+void RdmaPath::set_fp8_backend(Fp8Backend* backend) {
+  op_->backend = backend != nullptr ? backend : &codec_fp8_backend();
+}
+
+Fp8Backend& RdmaPath::fp8_backend() const { return *op_->backend; }
 
 bool RdmaPath::attach(Engine* engine, LoadError* error) {
   engine_ = nullptr;
@@ -97,7 +105,12 @@ Decision RdmaPath::post_send(const SendWr& wr, std::uint64_t now_ps, RdmaMemory&
   // The Ethernet path must find no request in hand: its calls decline and do nothing.
   engine_->set_extern_context(nullptr);
   if (op_->declined) ++stats_.declined;
-  return count(finish(v, wr, now_ps, memory));
+  Decision d = finish(v, wr, now_ps, memory);
+  if (op_->performed) {
+    d.fp8_cycles = op_->timing.cycles;
+    d.fp8_busy_ps = op_->timing.busy_ps;
+  }
+  return count(std::move(d));
 }
 
 Decision RdmaPath::finish(const Verdict& v, const SendWr& wr, std::uint64_t now_ps, RdmaMemory& memory) {

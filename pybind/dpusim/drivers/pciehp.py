@@ -96,6 +96,10 @@ class Controller(HpcOps, CtrlOps):
     def cost(self, name):
         return self.sim.cost(f"host.pciehp.{name}")
 
+    def latency(self, name):
+        """One msleep/delayed-work wait of a host.pciehp parameter (drawn when exploring)."""
+        return self.sim.latency(f"host.pciehp.{name}")
+
     # ---- probe (pciehp_probe, pcie_init) -------------------------------------------------
     async def probe(self):
         self.slot_cap = await self.read32(PCI_EXP_SLTCAP)

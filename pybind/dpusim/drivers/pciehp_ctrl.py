@@ -14,7 +14,7 @@ class CtrlOps:
         gen = self._button_work
 
         async def work():
-            await self.sim.sleep(self.cost("button_ps"))
+            await self.sim.sleep(self.latency("button_ps"))
             if gen == self._button_work:
                 self.event("button_work", ms=self.cost("button_ps") / MS)
                 self.pciehp_queue_pushbutton_work()
@@ -136,7 +136,7 @@ class CtrlOps:
     async def set_slot_off(self):
         if self.power_ctrl:
             await self.pciehp_power_off_slot()
-            await self.msleep(self.cost("power_off_settle_ps"), "power_off")
+            await self.msleep(self.latency("power_off_settle_ps"), "power_off")
 
     async def pciehp_configure_device(self):
         """pci_scan_slot into the port's windows, then pci_bus_add_devices: the driver binds."""
@@ -171,7 +171,7 @@ class CtrlOps:
         await self.pciehp_unconfigure_device(safe_removal)
         if self.power_ctrl:
             await self.pciehp_power_off_slot()
-            await self.msleep(self.cost("power_off_settle_ps"), "power_off")
+            await self.msleep(self.latency("power_off_settle_ps"), "power_off")
             # Ignore link or presence changes caused by power off.
             self.pending_events &= ~(PCI_EXP_SLTSTA_DLLSC | PCI_EXP_SLTSTA_PDC)
 

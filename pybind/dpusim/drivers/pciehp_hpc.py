@@ -253,21 +253,21 @@ class HpcOps:
     async def pcie_wait_for_link(self):
         """pcie_wait_for_link(pdev, true): 20 ms, DLLLA every 1 ms for up to 1 s, 100 ms."""
         if not self.link_active_reporting:
-            await self.msleep(self.cost("link_timeout_ps") + self.cost("link_settle_ps"), "no_link_reporting")
+            await self.msleep(self.cost("link_timeout_ps") + self.latency("link_settle_ps"), "no_link_reporting")
             return True
-        await self.msleep(self.cost("link_detect_ps"), "link_detect")
+        await self.msleep(self.latency("link_detect_ps"), "link_detect")
         end = self.sim.now + self.cost("link_timeout_ps")
         polls = 0
         while True:
             polls += 1
             if await self.read16(PCI_EXP_LNKSTA) & PCI_EXP_LNKSTA_DLLLA:
                 break
-            await self.sim.sleep(self.cost("link_poll_ps"))
+            await self.sim.sleep(self.latency("link_poll_ps"))
             if self.sim.now >= end:
                 self.event("link_polls", polls=polls, up=False)
                 return False
         self.event("link_polls", polls=polls, up=True)
-        await self.msleep(self.cost("link_settle_ps"), "link_settle")
+        await self.msleep(self.latency("link_settle_ps"), "link_settle")
         return True
 
     async def pci_bus_check_dev(self):
@@ -280,7 +280,7 @@ class HpcOps:
             v = cpl.value
             if cpl.ok and v not in (0, 0xFFFFFFFF, 0x0000FFFF, 0xFFFF0000) and (v & 0xFFFF) != 0x0001:
                 break
-            await self.msleep(self.cost("dev_poll_ps"), "dev_poll")
+            await self.msleep(self.latency("dev_poll_ps"), "dev_poll")
             delay -= self.cost("dev_poll_ps")
             if delay <= 0:
                 return False

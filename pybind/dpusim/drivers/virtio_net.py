@@ -91,6 +91,7 @@ class VirtioNet:
         self.mtu = 1500
         self.rx_posted = {}  # RX vq index -> buffers posted
         self.fast = None  # the C++ datapath's id once it runs the data queues
+        self.status_written = None  # the device_status this driver last wrote
 
     def log(self, step, **fields):
         self.sim.log_event("host.virtio_net", "virtio_net", bdf=self.bdf, step=step, **fields)
@@ -138,19 +139,38 @@ class VirtioNet:
         await self.h.mem_write32(self.common + off, v)
 
     async def get_status(self):
-        return await self.r8(VIRTIO_PCI_COMMON_STATUS)
+        cpl = await self.h.mem_read(self.common + VIRTIO_PCI_COMMON_STATUS, 1)
+        if cpl.ok:
+            self.check_status(cpl.value)
+        return cpl.value
+
+    def check_status(self, value):
+        """Invariant "status_unreachable": what the driver reads back is a state the virtio
+        status machine can hold after its own last write `w` (virtio 1.2 §2.1, §3.1): w
+        itself, w with DEVICE_NEEDS_RESET (the device stopped), or a reset state (0, or 0x40
+        while the device holds its reset), never a value the driver did not write (a read that
+        passed the write, a lost write)."""
+        w = self.status_written
+        if w is None or value in (w, w | VIRTIO_CONFIG_S_NEEDS_RESET, 0, VIRTIO_CONFIG_S_NEEDS_RESET):
+            return
+        self.sim.violation("status_unreachable", f"{self.bdf}: device_status read {value:#04x} after the driver "
+                           f"wrote {w:#04x}", path="host.virtio_net")
+
+    async def set_status(self, value):
+        self.status_written = value
+        await self.w8(VIRTIO_PCI_COMMON_STATUS, value)
 
     async def add_status(self, bit):
         """virtio_add_status: read, OR in the bit, write."""
-        await self.w8(VIRTIO_PCI_COMMON_STATUS, (await self.get_status()) | bit)
+        await self.set_status((await self.get_status()) | bit)
 
-    async def reset(self, poll_ps=ms(1)):
+    async def reset(self, poll_ps=None):
         """vp_reset: write 0, then msleep(1) until the status reads 0. Returns the polls."""
         self.fast_path_detach()  # the device's queues go with the reset
-        await self.w8(VIRTIO_PCI_COMMON_STATUS, 0)
+        await self.set_status(0)
         polls = 0
         while await self.get_status():
-            await self.sim.sleep(poll_ps)
+            await self.sim.sleep(poll_ps if poll_ps is not None else self.sim.latency("host.virtio.reset_poll_ps"))
             polls += 1
         self.log("reset", polls=polls)
         return polls

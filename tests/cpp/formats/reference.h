@@ -45,7 +45,7 @@ uint32_t ref_nan(const RefFormat& f, bool negative);
 uint32_t ref_overflow(const RefFormat& f, bool negative);
 
 // Round-to-nearest-even of an exact value to a format of at most 16 bits, with the overflow
-// and NaN rules of the issue.
+// and NaN rules of docs/formats.md.
 class RefRounder {
  public:
   explicit RefRounder(const RefFormat& f);

@@ -17,7 +17,7 @@ namespace {
 
 constexpr Op kOps[] = {Op::add, Op::sub, Op::mul, Op::min, Op::max};
 
-// The rules, stated directly on values.
+// The rules of docs/formats.md, stated directly on values.
 uint32_t reference_apply(Op op, Format f, const AnyRounder& round, uint32_t a, uint32_t b) {
   const RefFormat& r = ref(f);
   const double x = ref_any_value(f, a);

@@ -1,6 +1,5 @@
 // Decoding: every code of every format of at most 16 bits against the value its fields define,
-// and the decode / re-encode round trip of every non-NaN code (the issue's "Tests of the
-// codec", first two points).
+// and the decode / re-encode round trip of every non-NaN code.
 #include <cmath>
 #include <cstring>
 

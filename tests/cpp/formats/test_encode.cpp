@@ -1,6 +1,6 @@
 // Encoding: sweeps of binary32 values into each narrower format, every code of every small
 // format into every other format, and doubles through encode(), all against the reference
-// rounding (the "Tests of the codec", third point).
+// rounding.
 #include <algorithm>
 #include <cmath>
 #include <random>

@@ -1,4 +1,4 @@
-// The rules one by one, with exact codes worked out by hand from the format tables
+// The rules of docs/formats.md one by one, with exact codes worked out by hand from the format tables
 // (OCP OFP8 table 2, IEEE 754 binary16/32): each test names the rule it holds the codec to.
 #include "test_util.h"
 

@@ -1,4 +1,4 @@
-// Helpers shared by the codec tests: packing element codes into buffers as the issue lays them
+// Helpers shared by the codec tests: packing element codes into buffers as docs/formats.md lays them
 // out (little-endian, fp4 two a byte with the even element low), written here independently
 // of the codec's own element access, and running the codec over whole buffers.
 #pragma once

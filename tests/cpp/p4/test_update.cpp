@@ -21,9 +21,9 @@ TableUpdate make(UpdateType type, const std::string& table, std::vector<MatchFie
   return u;
 }
 
-MatchField exact(const std::string& f, const std::string& v) { return {f, v, std::nullopt, std::nullopt}; }
-MatchField lpm(const std::string& f, const std::string& v, int len) { return {f, v, len, std::nullopt}; }
-MatchField ternary(const std::string& f, const std::string& v, const std::string& m) { return {f, v, std::nullopt, m}; }
+MatchField exact(const std::string& f, const std::string& v) { return {f, v, std::nullopt, std::nullopt, std::nullopt}; }
+MatchField lpm(const std::string& f, const std::string& v, int len) { return {f, v, len, std::nullopt, std::nullopt}; }
+MatchField ternary(const std::string& f, const std::string& v, const std::string& m) { return {f, v, std::nullopt, m, std::nullopt}; }
 
 const auto kInsert = UpdateType::kInsert;
 const MatchField kOp = exact("hdr.ops.op", "1");
@@ -90,7 +90,7 @@ TEST_F(Updates, EachMatchKindTakesItsOwnForm) {
 
 TEST_F(Updates, PrioritiesOnlyWhereTheTableRanksByThem) {
   refused(*e, make(kInsert, "ingress.ops_tbl", {kOp}, "ingress.op_add", {}, 5), UpdateCode::kPriority,
-          "has no ternary key: an entry gives no priority (got 5)");
+          "has no ternary or range key: an entry gives no priority (got 5)");
   const std::vector<MatchField> any = {ternary("hdr.ipv4.srcAddr", "0", "0"), ternary("hdr.ipv4.protocol", "0", "0")};
   refused(*e, make(kInsert, "ingress.acl", any, "ingress.drop"), UpdateCode::kPriority, "an entry needs a priority in [1, 2147483647]");
   refused(*e, make(kInsert, "ingress.acl", any, "ingress.drop", {}, 0), UpdateCode::kPriority, "not 0");
@@ -203,7 +203,7 @@ TEST(UpdateRules, TheLpmKeyNeedNotComeFirst) {
   EXPECT_EQ(port_of("0a020203", 17), -1); // no UDP /8: the default drops
 }
 
-TEST(UpdateRules, EqualPrioritiesKeepTheirInsertOrderAcrossDeletes) {
+TEST(UpdateRules, EqualPrioritiesGoToTheLowestEntryHandleAsInBmv2) {
   auto e = load_data("features.json");
   const std::vector<MatchField> wide = {ternary("hdr.ipv4.srcAddr", "0xc0a80000", "0xffff0000"), ternary("hdr.ipv4.protocol", "0", "0")};
   const std::vector<MatchField> narrow = {ternary("hdr.ipv4.srcAddr", "0xc0a80100", "0xffffff00"), ternary("hdr.ipv4.protocol", "0", "0")};
@@ -217,11 +217,11 @@ TEST(UpdateRules, EqualPrioritiesKeepTheirInsertOrderAcrossDeletes) {
     Verdict v = e->process(P4_PORT_HOST, f.data(), f.size());
     return v.dropped ? -1 : out(v)[15];
   };
-  EXPECT_EQ(tos(), 3);  // three equal priorities: the earliest insert wins
+  EXPECT_EQ(tos(), 3);  // three equal priorities: handle 0 (the first insert) wins
   accepted(*e, make(UpdateType::kDelete, "ingress.acl", other, "", {}, 7));
-  EXPECT_EQ(tos(), 1);
+  EXPECT_EQ(tos(), 1);  // handle 1
   accepted(*e, make(kInsert, "ingress.acl", other, "ingress.mark", {{"tos", "3"}}, 7));
-  EXPECT_EQ(tos(), 1);  // re-inserted, it is now the latest
+  EXPECT_EQ(tos(), 3);  // re-inserted, it takes the free handle 0 again
   accepted(*e, make(kInsert, "ingress.acl", narrow, "ingress.mark", {{"tos", "4"}}, 8));
   EXPECT_EQ(tos(), 4);  // a higher priority wins whatever the order
 }

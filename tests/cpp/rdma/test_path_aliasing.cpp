@@ -1,5 +1,5 @@
 // Sources are staged whole, so a destination that is a source, or overlaps one, through the
-// same key or through two keys over the same bytes, gets the exact result (project issue 4:
+// same key or through two keys over the same bytes, gets the exact result (docs/rdma.md, "Aliasing: sources are staged":
 // the guide leaves this unchecked and corrupting). Expected bytes come from the codec's API
 // applied to copies of the original operands.
 #include "formats/formats.h"

@@ -1,4 +1,4 @@
-// The application's ACG credit cache (vnet-app.md §4, acg_queue_push/pop) and the firmware's
+// The application's ACG credit cache (acg_queue_push/pop) and the firmware's
 // credit parameters of the platform document (acg.h).
 #include <gtest/gtest.h>
 

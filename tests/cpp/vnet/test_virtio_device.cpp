@@ -1,4 +1,4 @@
-// The common-config register file of one endpoint (vnet-app.md §5.1 steps 2-7, §5.2 d), with
+// The common-config register file of one endpoint (the write handler's steps 2-7, the reset), with
 // the writes a driver makes, one DW at a time as PE1 applies them.
 #include <gtest/gtest.h>
 

@@ -1,4 +1,4 @@
-// The PCI-config workqueue (vnet-app.md §6): one FIFO worker, each item queued, started and
+// The PCI-config workqueue (docs/vnet.md, "Workqueue"): one FIFO worker, each item queued, started and
 // finished in order with its type; stale generations skipped; the 1024-item pool; shutdown
 // discarding what is queued.
 #include <gtest/gtest.h>

@@ -43,6 +43,7 @@ enum class LoadCode {
   kRdmaMetadataField, // an rdma_metadata field the RDMA path does not fill
   kRdmaMetadataWire,  // rdma_metadata declared as a header that can go on a wire
   kExternRegistry,    // an engine loaded with another target's externs, given to the RDMA path
+  kStatefulBudget,    // counters, meters and registers ask for more cells than P4_MAX_STATEFUL_CELLS
 };
 
 // Why a table update was refused.
@@ -66,6 +67,18 @@ enum class UpdateCode {
   kImmutableTable,   // the table's entries are const (an 'entries' list)
   kKeylessTable,     // a table without a key takes only a default action
   kBadRecord,        // the record itself is malformed (type, value syntax)
+  // Action profiles (P4Runtime's ActionProfileMember / ActionProfileGroup).
+  kUnknownProfile,   // no action profile of that name, or the table has none
+  kNoSuchMember,
+  kNoSuchGroup,
+  kDuplicateMember,  // a member or group id already in use
+  kProfileFull,      // more members or groups than the profile's max_size
+  kInUse,            // a member or group still referenced (by an entry or a group)
+  kIndirect,         // an action where a member or group is needed, or the other way round
+  kRange,            // a range whose low end is above its high end
+  // Other control-plane objects (counters, meters, registers, sessions, groups, value sets).
+  kUnknownObject,    // no such counter, meter, register, value set, session or group
+  kIndex,            // an index past the array's size, or a session or group id out of range
 };
 
 const char* load_code_name(LoadCode code);

@@ -34,8 +34,9 @@ enum class ExternResult {
 };
 
 struct ExternCall {
-  const ExternInstance* instance = nullptr;
-  const Value* args = nullptr;  // the call's arguments after the instance, evaluated
+  const ExternInstance* instance = nullptr;  // null for an extern function
+  Value* args = nullptr;        // the call's arguments after the instance, evaluated; an
+                                // extern function's out arguments are written back
   int nargs = 0;
   void* context = nullptr;      // the caller's per-run context (Engine::set_extern_context)
 };
@@ -55,17 +56,35 @@ struct ExternType {
   bool (*validate)(const ExternInstance& instance, std::string* error) = nullptr;
 };
 
+// A free extern function (what simple_switch loads with --load-modules, bmv2's
+// BM_REGISTER_EXTERN_FUNCTION): p4c emits a call to `f(a, b)` as the primitive `f`. The
+// arguments listed in out_args must be fields; what the function leaves in them is
+// written back, truncated to the field, after it returns.
+struct ExternFunction {
+  std::string name;
+  int min_args = 0;
+  int max_args = 0;
+  std::vector<int> out_args;
+  ExternResult (*invoke)(ExternCall& call) = nullptr;
+};
+
 class ExternRegistry {
  public:
   void add(ExternType type) { types_[type.name] = std::move(type); }
+  void add_function(ExternFunction f) { functions_[f.name] = std::move(f); }
   const ExternType* find(const std::string& name) const {
     auto it = types_.find(name);
     return it == types_.end() ? nullptr : &it->second;
+  }
+  const ExternFunction* find_function(const std::string& name) const {
+    auto it = functions_.find(name);
+    return it == functions_.end() ? nullptr : &it->second;
   }
   const std::map<std::string, ExternType>& types() const { return types_; }
 
  private:
   std::map<std::string, ExternType> types_;
+  std::map<std::string, ExternFunction> functions_;
 };
 
 }  // namespace dpusim::p4

@@ -31,6 +31,22 @@ inline constexpr int P4_MAX_ENTRY_FIELD_BITS = 128;
 // large allocation without the document's own size bounding it.
 inline constexpr std::uint64_t P4_MAX_TABLE_ENTRIES_TOTAL = 1u << 20;  // 1048576
 
+// Counter, meter and register cells of all arrays together (size is another number a
+// program names without its own size bounding it). Direct counters and meters take a cell
+// per table entry, inside the entry budget.
+inline constexpr std::uint64_t P4_MAX_STATEFUL_CELLS = 1u << 21;  // 2097152
+// Rates of one meter (a trTCM has 2).
+inline constexpr int P4_MAX_METER_RATES = 8;
+// Mirroring session ids (simple_switch's MAX_MIRROR_SESSION_ID) and multicast groups.
+inline constexpr std::uint32_t P4_MAX_MIRROR_SESSION = 32767;
+inline constexpr std::uint32_t P4_MAX_MC_GROUP = 65535;
+inline constexpr std::size_t P4_MAX_MC_NODES = 65536;
+// Values of one parse value set.
+inline constexpr std::size_t P4_MAX_VSET_VALUES = 65536;
+// Pipeline passes (ingress or egress) one input frame may cause through clones, resubmits,
+// recirculations and multicast copies: bmv2 would recirculate a packet forever.
+inline constexpr int P4_MAX_PIPELINE_PASSES = 4096;
+
 // Frames the engine runs; outside this range a frame is dropped and counted, never
 // forwarded unexamined.
 inline constexpr std::size_t P4_MIN_FRAME_BYTES = 1;
@@ -68,6 +84,11 @@ inline constexpr std::size_t P4_MAX_KEY_FIELDS = 64;
 inline constexpr std::size_t P4_MAX_FIELD_ALIASES = 1024;
 inline constexpr std::size_t P4_MAX_CONST_ENTRIES = 65536;
 inline constexpr std::size_t P4_MAX_NAME_BYTES = 1024;
+inline constexpr std::size_t P4_MAX_CALCULATIONS = 4096;
+inline constexpr std::size_t P4_MAX_CALC_INPUTS = 1024;
+inline constexpr std::size_t P4_MAX_STATEFUL_ARRAYS = 4096;  // counters, meters, registers each
+inline constexpr std::size_t P4_MAX_FIELD_LISTS = 4096;      // field lists, learn lists each
+inline constexpr std::size_t P4_MAX_FIELD_LIST_FIELDS = 1024;
 
 // bmv2 JSON format versions this loader reads (bmv2 1.15 reads up to 2.24).
 inline constexpr int P4_JSON_VERSION_MAJOR = 2;

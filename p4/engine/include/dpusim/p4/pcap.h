@@ -46,6 +46,7 @@ class PcapWriter {
   std::FILE* f_ = nullptr;
   bool nanosecond_ = false;
   std::string path_;
+  std::vector<std::uint8_t> record_;  // a record's header and bytes, written in one call
 };
 
 }  // namespace dpusim::p4

@@ -66,7 +66,8 @@ struct Value {
   // Writes the low n*8 bits as n big-endian bytes.
   void get_bytes_be(std::uint8_t* data, std::size_t n) const;
 
-  std::string to_hex() const;  // "0x..." of a non-negative value, "-0x..." otherwise
+  std::string to_hex() const;      // "0x..." of a non-negative value, "-0x..." otherwise
+  std::string to_decimal() const;  // "123", "-5"
 };
 
 bool operator==(const Value& a, const Value& b);

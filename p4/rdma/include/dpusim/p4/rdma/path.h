@@ -1,6 +1,6 @@
 // The RDMA decision path of the ionic device: a loaded RDMA program's say over each send work
 // request, and the fp8 unit it may hand the request to (P4 engine guide, "Status", "Converting
-// between formats", "Security"; project issue 4, "The RDMA path").
+// between formats", "Security"; docs/rdma.md).
 //
 // The device calls post_send() for every send work request, after checking the request's own
 // gather list and before dispatching it, with the current simulated time and its memory. The
@@ -24,7 +24,9 @@
 // with no program, unless mark_to_drop ran before the call (then it is denied). Sources are
 // staged whole before anything is written, so a destination that aliases a source (in-place
 // a += b, in-place conversion, through the same key or two keys over the same bytes) gives the
-// exact result; only the result's bytes are written, and nothing on failure.
+// exact result; only the result's bytes are written, and nothing on failure. The arithmetic is
+// the path's Fp8Backend: the C++ codec by default, or another implementation of the same unit
+// (set_fp8_backend; the verilated RTL of models/rtl is one).
 #pragma once
 
 #include <cstddef>
@@ -89,6 +91,12 @@ struct Decision {
   WcStatus status = WcStatus::IBV_WC_SUCCESS;
   FailReason reason = FailReason::kNone;
   std::string message;  // kFail: names the object, the field, the value and the limit
+  // When the fp8 unit computed a result (kDone, or a failure found after it had, such as
+  // no_mark_to_drop): the clock cycles and simulated time its backend took (fp8_backend.h);
+  // 0 with the C++ codec, which models no time. The device completes the request that much
+  // later than it decided it.
+  std::uint64_t fp8_cycles = 0;
+  std::uint64_t fp8_busy_ps = 0;
   // Whether the device writes a completion for the request: a denial and a failure always
   // (error completions ignore signalling), kDone only when signalled; kDispatch leaves it to
   // the ordinary path (the answer here is the signalled flag).
@@ -110,6 +118,7 @@ struct RdmaStats {
   std::uint64_t declined = 0;       // extern calls declined (the request was not compute-shaped)
 };
 
+class Fp8Backend;     // computes the fp8 unit's staged operations (fp8_backend.h)
 struct Fp8Operation;  // the per-request state the fp8 unit works in (src/fp8_operation.h)
 
 class RdmaPath {
@@ -126,6 +135,10 @@ class RdmaPath {
   // loaded with an extern registry other than device_externs() (extern_registry), whose
   // methods would be handed this path's state.
   bool attach(Engine* engine, LoadError* error);
+  // What computes the fp8 unit's staged operations (fp8_backend.h); null restores the C++
+  // codec. The backend must outlive the path or be replaced first.
+  void set_fp8_backend(Fp8Backend* backend);
+  Fp8Backend& fp8_backend() const;
   bool has_rdma_program() const { return engine_ != nullptr && info_.is_rdma; }
 
   Decision post_send(const SendWr& wr, std::uint64_t now_ps, RdmaMemory& memory);

@@ -1,0 +1,64 @@
+// What the application's threads share: its options and log, the switch's port images (the
+// upstream and downstream ports), one VirtIO device model and one controller per endpoint,
+// the PCI-config workqueue, and the few flags the source keeps as globals (shutting down, the
+// result of the item running on the worker). The DOCA application's C code shares the same
+// structures between its main thread (PE1), the config worker and the MQ-start threads; here
+// each thread's logic is a component of its own (pe1.h, status_machine.h, work_items.h,
+// cleanup.h, mq_start.h, slots.h, dsp_msi.h, command.h) and this is all they have in common.
+#pragma once
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "switch/bridge.h"
+#include "tlm/activity.h"
+#include "tlm/link.h"
+#include "tlm/sim_context.h"
+#include "tlm/timed_queue.h"
+#include "vnet/app_log.h"
+#include "vnet/controller.h"
+#include "vnet/virtio_device.h"
+#include "vnet/vnet_options.h"
+#include "vnet/workqueue.h"
+
+namespace dpusim::vnet {
+
+struct AppState {
+  AppState(pcie::SimContext& ctx, const VnetOptions& options, std::string path);
+  AppState(const AppState&) = delete;
+  AppState& operator=(const AppState&) = delete;
+
+  pcie::SimContext& ctx;
+  const VnetOptions opt;
+  const std::string path;  // the application's component path ("switch")
+  AppLog log;
+  pcie::TimedQueue later;  // timers of every thread (and the threads' own steps)
+  // The main thread (PE1's server, pe1.h; the reset barrier waits on it, status_machine.h).
+  pcie::Activity main_thread;
+  ConfigWorkqueue wq;
+
+  std::unique_ptr<sw::Bridge> usp;
+  std::vector<std::unique_ptr<sw::Bridge>> dsps;
+  std::vector<std::unique_ptr<VirtioPciDevice>> devices;
+  std::vector<Controller> controllers;
+  std::vector<pcie::Link*> links;  // endpoint i's link (its DLActive follows the slot)
+
+  bool shutting_down = false;
+  // The outcome of the hotplug or speed item running on the worker (nullptr: OK), for the
+  // command that queued it (command.h).
+  const char* item_result = nullptr;
+
+  unsigned num_ep() const { return unsigned(controllers.size()); }
+  std::string bdf_of(unsigned ep) const;  // "02:00.0": the BDF the host addresses ep by
+  sc_core::sc_time cost(const pcie::TimingParam& p) const { return ctx.ps(p); }
+  pcie::Event event(std::string_view name) { return ctx.event(path, name); }
+  // Queues a controller-scoped item carrying the device's current reset generation.
+  bool submit(WorkType type, unsigned ep, uint32_t arg = 0);
+
+  // The device status as the VCD shows it (kept current by whoever changes it).
+  std::vector<uint8_t> trace_status;
+  void note_status(unsigned ep) { trace_status[ep] = devices[ep]->status(); }
+};
+
+}  // namespace dpusim::vnet

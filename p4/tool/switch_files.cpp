@@ -1,0 +1,137 @@
+// `dpusim p4 switch` over capture files (see switch_files.h and cmd_switch.cpp).
+//
+// The input files' frames are merged by timestamp (ties: the lower port, then file
+// order), each frame runs to completion, and every packet it causes is written to its
+// port's file with the frame's timestamp. The engine's clock is the frames' time since the
+// first one. A packet for a port no interface names leaves nowhere, as in simple_switch.
+#include "switch_files.h"
+
+#include <algorithm>
+#include <cstdio>
+#include <iostream>
+#include <map>
+
+#include "dpusim/p4/cli.h"
+#include "dpusim/p4/engine.h"
+#include "tool.h"
+
+namespace dpusim::p4::tool {
+
+namespace {
+
+struct Input {
+  std::uint64_t ts_ns;
+  std::uint32_t port;
+  std::size_t index;
+  const PcapRecord* record;
+};
+
+bool file_exists(const std::string& path) {
+  std::FILE* f = std::fopen(path.c_str(), "rb");
+  if (f == nullptr) return false;
+  std::fclose(f);
+  return true;
+}
+
+int run_commands(SwitchCli& cli, const std::string& path) {
+  std::string text, out, error;
+  if (!read_text(path, &text)) {
+    std::cerr << path << ": cannot read\n";
+    return 2;
+  }
+  bool ok = cli.run(text, &out, &error);
+  std::cout << out;
+  if (!ok) {
+    std::cerr << path << ": " << error << "\n";
+    return 1;
+  }
+  return 0;
+}
+
+}  // namespace
+
+int run_switch_files(const SwitchOptions& o, SwitchSummary* summary) {
+  LoadOptions options;
+  options.policy = PortPolicy::kV1Model;
+  LoadError error;
+  auto engine = Engine::load_file(o.program, options, &error);
+  if (!engine) return refused(o.program, error);
+  engine->set_seed(o.seed);
+  SwitchCli cli(*engine);
+  if (!o.commands.empty())
+    if (int rc = run_commands(cli, o.commands)) return rc;
+
+  const std::size_t n = o.interfaces.size();
+  std::vector<PcapFile> in(n);
+  std::vector<std::unique_ptr<PcapWriter>> out(n);
+  std::map<std::uint32_t, std::size_t> by_port;
+  std::vector<Input> inputs;
+  bool nanosecond = false;
+  for (std::size_t k = 0; k < n; ++k) {
+    const SwitchInterface& f = o.interfaces[k];
+    by_port[f.port] = k;
+    const std::string path = f.name + "_in.pcap";
+    if (!file_exists(path)) continue;  // an interface with no input
+    std::string perr;
+    if (!read_pcap(path, &in[k], &perr)) {
+      std::cerr << perr << "\n";
+      return 2;
+    }
+    nanosecond = nanosecond || in[k].nanosecond;
+    for (std::size_t r = 0; r < in[k].records.size(); ++r) inputs.push_back({in[k].records[r].ts_ns, f.port, r, &in[k].records[r]});
+  }
+  std::stable_sort(inputs.begin(), inputs.end(), [](const Input& a, const Input& b) {
+    if (a.ts_ns != b.ts_ns) return a.ts_ns < b.ts_ns;
+    if (a.port != b.port) return a.port < b.port;
+    return a.index < b.index;
+  });
+  std::string werr;
+  for (std::size_t k = 0; k < n; ++k) {
+    out[k] = std::make_unique<PcapWriter>();
+    if (!out[k]->open(o.interfaces[k].name + "_out.pcap", nanosecond, &werr)) {
+      std::cerr << werr << "\n";
+      return 2;
+    }
+  }
+  const std::uint64_t origin = inputs.empty() ? 0 : inputs.front().ts_ns;
+  SwitchSummary s;
+  s.frames_in = inputs.size();
+  for (const Input& input : inputs) {
+    const auto& frame = input.record->data;
+    const RunResult& r = engine->run(input.port, frame.data(), frame.size(), input.ts_ns - origin);
+    for (const OutputPacket& p : r.outputs) {
+      auto it = by_port.find(p.port);
+      if (it == by_port.end()) {
+        ++s.unconnected;
+        continue;
+      }
+      ++s.frames_out;
+      if (!out[it->second]->write(input.ts_ns, p.data, p.size, &werr)) {
+        std::cerr << werr << "\n";
+        return 2;
+      }
+    }
+    for (const DigestMessage& d : r.digests) {
+      std::cout << "digest " << d.list << ":";
+      for (const auto& [name, value] : d.fields) std::cout << " " << name << "=" << value.to_hex();
+      std::cout << "\n";
+    }
+    if (o.log_console)
+      for (const std::string& line : r.logs) std::cerr << "log_msg: " << line << "\n";
+  }
+  for (auto& w : out)
+    if (!w->close(&werr)) {
+      std::cerr << werr << "\n";
+      return 2;
+    }
+  if (!o.after.empty())
+    if (int rc = run_commands(cli, o.after)) return rc;
+  const Stats& st = engine->stats();
+  if (!o.quiet)
+    std::cerr << "dpusim p4 switch: " << s.frames_in << " frames in, " << s.frames_out << " out, " << st.dropped << " dropped, "
+            << s.unconnected << " to ports with no interface, " << st.parse_errors << " parse errors, " << st.faults << " faults\n";
+  if (summary) *summary = s;
+  return 0;
+}
+
+}  // namespace dpusim::p4::tool
