@@ -75,9 +75,9 @@ IonicNic::IonicNic(sc_module_name name, pcie::SimContext& ctx, const NicOptions&
       ++trace_p4_dropped_;
       drop(f, reason);
     };
-    hooks.observe = [this](const NicFrame& f, const P4Verdict& v) {
+    hooks.observe = [this](size_t len, const P4Verdict& v) {
       auto e = ctx_.event(this->name(), "p4_verdict");
-      e.u64("in_port", v.in_port).u64("len", f.bytes.size());
+      e.u64("in_port", v.in_port).u64("len", len);
       if (v.dropped) e.str("dropped", v.reason);
       else e.u64("egress_port", v.port);
     };

@@ -70,7 +70,7 @@ void P4Attachment::verdict(uint32_t in_port, NicFrame& frame) {
     if (v.dropped) {
       out.dropped = true;
       out.reason = p4::drop_reason_name(v.reason);
-      if (hooks_.observe) hooks_.observe(frame, out);
+      if (hooks_.observe) hooks_.observe(frame.bytes.size(), out);
       hooks_.dropped(frame, out.reason);
       return;
     }
@@ -85,19 +85,20 @@ void P4Attachment::verdict(uint32_t in_port, NicFrame& frame) {
   }
   if (out.port == p4::P4_PORT_HOST) {
     ++s.to_guest;
-    if (hooks_.observe) hooks_.observe(egress, out);
+    if (hooks_.observe) hooks_.observe(egress.bytes.size(), out);
     hooks_.to_guest(std::move(egress));
     return;
   }
+  const size_t len = egress.bytes.size();
   if (hooks_.to_uplink(egress)) {
     ++s.to_net;
-    if (hooks_.observe) hooks_.observe(egress, out);
+    if (hooks_.observe) hooks_.observe(len, out);
     return;
   }
   ++s.egress_errors;
   out.dropped = true;
   out.reason = "egress_error";
-  if (hooks_.observe) hooks_.observe(egress, out);
+  if (hooks_.observe) hooks_.observe(len, out);
   hooks_.dropped(egress, "egress_error");
 }
 

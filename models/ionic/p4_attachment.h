@@ -43,7 +43,7 @@ class P4Attachment {
     std::function<void(NicFrame)> to_guest;
     std::function<bool(NicFrame&)> to_uplink;            // false: no peer on the uplink
     std::function<void(NicFrame&, const char* reason)> dropped;
-    std::function<void(const NicFrame&, const P4Verdict&)> observe;  // may be empty
+    std::function<void(size_t len, const P4Verdict&)> observe;  // may be empty
   };
 
   P4Attachment(FilterSlot& tx, FilterSlot& rx, std::unique_ptr<p4::Engine> engine, Hooks hooks);
