@@ -191,15 +191,17 @@ void P4Surface::read_counters(const P4RpcCmd& c, Done done) {
 }
 
 void P4Surface::table_update(const P4RpcCmd& c, const std::string& request, Done done) {
+  // The response is always the count of updates applied, then what stopped them, if anything.
   if (!p4_.engine()) {
     const std::string why = "no P4 program is running";
-    return refuse(IONIC_CMD_P4_RPC, IONIC_RC_ENOENT, "table_update: " + why, std::move(done), 0, &c, why);
+    return refuse(IONIC_CMD_P4_RPC, IONIC_RC_ENOENT, "table_update: " + why, std::move(done), 0, &c,
+                  std::string(4, '\0') + why);
   }
   std::vector<p4::TableUpdate> updates;
   std::string error;
   if (!parse_update_request(request, &updates, &error))
     return refuse(IONIC_CMD_P4_RPC, IONIC_RC_EINVAL, "table_update: " + error, std::move(done),
-                  uint32_t(p4::UpdateCode::kBadRecord) + 1, &c, error);
+                  uint32_t(p4::UpdateCode::kBadRecord) + 1, &c, std::string(4, '\0') + error);
   uint32_t applied = 0;
   for (const p4::TableUpdate& u : updates) {
     p4::UpdateError ue;

@@ -150,7 +150,7 @@ class IonicP4:
                 program = f.read()
         total = len(program)
         for off in range(0, total, chunk):
-            await self.rpc(OP_PROGRAM_CHUNK, struct.pack("<II", off, total) + program[off:off + chunk], resp_size=4)
+            await self.rpc(OP_PROGRAM_CHUNK, struct.pack("<II", off, total) + program[off:off + chunk], resp_size=256)
         _, _, data = await self.rpc(OP_PROGRAM_COMMIT, struct.pack("<I", total), resp_size=1024)
         return data.decode("ascii", "replace")
 
