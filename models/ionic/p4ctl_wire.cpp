@@ -156,6 +156,7 @@ bool printable(const std::string& s, const std::string& what, std::string* error
 }  // namespace
 
 bool parse_update_request(std::string_view text, std::vector<p4::TableUpdate>* out, std::string* error) {
+  out->clear();
   if (!p4::parse_updates(text, out, error)) return false;
   for (size_t i = 0; i < out->size(); ++i) {
     const p4::TableUpdate& u = (*out)[i];
