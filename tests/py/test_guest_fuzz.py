@@ -43,3 +43,22 @@ def test_guest_fuzz_descriptor_rings(first):
                         + res.describe())
         kinds = {e["kind"] for e in res.events("invariant_violation")}
         assert kinds <= {"dma_outside_memory"}, (seed, kinds)
+
+
+IONIC_SEEDS = range(1, 31)
+
+
+@pytest.mark.parametrize("first", range(IONIC_SEEDS.start, IONIC_SEEDS.stop, 10))
+def test_guest_fuzz_ionic(first):
+    fn, platform = load_scenario(os.path.join(ROOT, "scenarios", "guest_fuzz_ionic.py"))
+
+    async def short(sim):
+        return await fn(sim, operations=80)
+
+    for seed in range(first, min(first + 10, IONIC_SEEDS.stop)):
+        res = run(short, platform, seed=seed)
+        assert res.ok, (f"seed {seed} failed; replay with: ./dpusim run scenarios/guest_fuzz_ionic.py --seed {seed}\n"
+                        + res.describe())
+        kinds = {e["kind"] for e in res.events("invariant_violation")}
+        assert kinds <= {"dma_outside_memory"}, (seed, kinds)
+        assert len(res.events("devcmd", path="ep0")) > 14   # the fuzzer's own commands ran

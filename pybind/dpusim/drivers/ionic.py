@@ -126,6 +126,7 @@ class Ionic:
         self.rx_frames = []          # frames received, (qid, bytes), in order
         self._rx_waiters = []
         self.tx_done = 0
+        self.rx_errors = 0
         self.kern_pid = 0
 
     def log(self, step, **fields):
@@ -471,8 +472,10 @@ class Ionic:
             index = struct.unpack_from("<H", comp, COMP_INDEX)[0] % rx.depth
             length = struct.unpack_from("<H", comp, RXQ_COMP_LEN)[0]
             buf = rx.info[index]
-            if comp[COMP_STATUS] == 0 and buf is not None:
+            if comp[COMP_STATUS] == 0 and buf is not None and length <= self.rx_buf_len():
                 self.rx_frames.append((rx.index, self.h.read(buf, length)))
+            else:
+                self.rx_errors += 1   # ionic_rx_service: a bad status or length drops the frame
             rx.tail = (index + 1) % rx.depth
             self._post_rx(rx)
             refilled += 1
