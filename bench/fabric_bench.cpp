@@ -23,7 +23,7 @@ using namespace dpusim;
 
 void measure(uint64_t n, bool log_on) {
   platform::PlatformSpec spec = platform::parse_platform_doc(R"({"topology": {"endpoints": 1}, "outputs": {"vcd": false}})");
-  platform::Platform p(spec, platform::Outputs{log_on ? "/dev/null" : "", "", ""});
+  platform::Platform p(spec, platform::Outputs{log_on ? "/dev/null" : "", "", "", ""});
   p.ctx().log.set_enabled(log_on);
   host::RootComplex& rc = p.host();
   // Bus numbers: USP 0 -> 1..2, DSP0 1 -> 2..2 (what enumeration would write).

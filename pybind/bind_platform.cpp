@@ -1,6 +1,7 @@
 // `_dpusim.platform`: the platform and its run loop, for the Python runtime (dpusim.runtime).
 #include <pybind11/stl.h>
 
+#include <map>
 #include <memory>
 
 #include "module_registry.h"
@@ -64,6 +65,46 @@ dpusim::pcie::TlpMatch match_from(const py::dict& d) {
   return m;
 }
 
+dpusim::pcie::TraceRule trace_rule_from(const py::dict& d) {
+  using dpusim::pcie::TraceKind;
+  dpusim::pcie::TraceRule r;
+  for (auto item : d) {
+    const std::string key = py::str(item.first);
+    py::handle v = item.second;
+    if (key == "event") r.event = v.cast<std::string>();
+    else if (key == "kind") {
+      const std::string k = v.cast<std::string>();
+      if (k == "instant") r.kind = TraceKind::Instant;
+      else if (k == "begin") r.kind = TraceKind::Begin;
+      else if (k == "end") r.kind = TraceKind::End;
+      else if (k == "state") r.kind = TraceKind::State;
+      else if (k == "span") r.kind = TraceKind::Span;
+      else if (k == "ignore") r.kind = TraceKind::Ignore;
+      else throw py::value_error("trace rule: kind '" + k + "' is not instant, begin, end, state, span or ignore");
+    } else if (key == "process") r.process = v.cast<std::string>();
+    else if (key == "thread") r.thread = v.cast<std::string>();
+    else if (key == "name") r.name = v.cast<std::string>();
+    else if (key == "key") r.key = v.cast<std::string>();
+    else if (key == "from") r.from = v.cast<std::string>();
+    else if (key == "to") r.to = v.cast<std::string>();
+    else if (key == "lanes") r.lanes = v.cast<bool>();
+    else if (key == "category") r.category = v.cast<std::string>();
+    else if (key == "when") {
+      const auto w = v.cast<std::map<std::string, std::string>>();
+      if (w.size() != 1) throw py::value_error("trace rule: `when` takes one {field: value}");
+      r.only_when(w.begin()->first, w.begin()->second);
+    } else {
+      throw py::value_error("trace rule: unknown field '" + key + "'");
+    }
+  }
+  try {
+    dpusim::pcie::TraceRules().add(r);  // checked here so that a bad rule is a ValueError
+  } catch (const std::invalid_argument& e) {
+    throw py::value_error(e.what());
+  }
+  return r;
+}
+
 tlp::Header header_from(const py::dict& d) {
   tlp::Header h;
   for (auto item : d) {
@@ -114,12 +155,14 @@ DPUSIM_PYBIND(platform) {
 
   py::class_<Platform>(m, "Platform")
       .def(py::init([](const std::string& doc, const std::string& log_path, const std::string& vcd_path,
-                       const std::string& pcap_dir, const std::vector<std::string>& search_dirs) {
+                       const std::string& pcap_dir, const std::vector<std::string>& search_dirs,
+                       const std::string& trace_path) {
              auto spec = dpusim::platform::parse_platform_doc(doc, dpusim::platform::DocContext{search_dirs});
-             return std::make_unique<Platform>(spec, dpusim::platform::Outputs{log_path, vcd_path, pcap_dir});
+             return std::make_unique<Platform>(spec,
+                                               dpusim::platform::Outputs{log_path, vcd_path, pcap_dir, trace_path});
            }),
            py::arg("doc"), py::arg("event_log") = "", py::arg("vcd") = "", py::arg("pcap_dir") = "",
-           py::arg("search_dirs") = std::vector<std::string>{})
+           py::arg("search_dirs") = std::vector<std::string>{}, py::arg("trace") = "")
       .def("advance", &Platform::advance, py::call_guard<py::gil_scoped_release>())
       .def("now", [](Platform&) { return Platform::now_ps(); })
       .def("pending_activity", &Platform::pending_activity)
@@ -220,6 +263,18 @@ DPUSIM_PYBIND(platform) {
         auto e = p.ctx().event(path, name);
         for (const auto& [k, v] : fields) e.json(k, v);
       })
+      .def("tracing", [](Platform& p) { return p.ctx().log.has_sinks(); })
+      .def("trace_task", [](Platform& p, const std::string& name, uint64_t task, const std::string& task_name,
+                            const std::string& field, const std::string& value) {
+        // The Python runtime's tasks (dpusim.trace): one sink-only event per spawn, wait and end,
+        // on the path "host.tasks", without a JSON round trip per await.
+        auto e = p.ctx().sink_event("host.tasks", name);
+        e.u64("task", task).str("name", task_name);
+        if (!field.empty()) e.str(field, value);
+      })
+      .def("add_trace_rule", [](Platform& p, const py::dict& d) { p.ctx().trace_rules.add(trace_rule_from(d)); },
+           "Adds a trace rule (tlm/trace_rules.h) from a dict: event, kind (instant, begin, end, state, span, "
+           "ignore), process, thread, name, key, from, to, when ({field: value}), lanes, category.")
       .def("systemc_report", [](Platform&, const std::string& severity, const std::string& msg) {
         // Fault injection: a SystemC report as a model would raise it.
         if (severity == "info") SC_REPORT_INFO("dpusim/injected", msg.c_str());

@@ -66,11 +66,6 @@ uint32_t ConfigSpace::rw_mask(uint16_t off, unsigned width) const {
   return v;
 }
 
-void ConfigSpace::set_rw_mask(uint16_t off, unsigned width, uint32_t mask) {
-  check_range(off, width, "set_rw_mask");
-  for (unsigned i = 0; i < width; ++i) wmask_[off + i] = uint8_t(mask >> (8 * i));
-}
-
 uint32_t ConfigSpace::read_dword(uint16_t off) const {
   off &= ~3u;
   if (size_t(off) + 4 > value_.size()) return 0;

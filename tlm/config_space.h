@@ -39,7 +39,6 @@ class ConfigSpace {
   void set_bits(uint16_t off, unsigned width, uint32_t bits) { set(off, width, get(off, width) | bits); }
   void clear_bits(uint16_t off, unsigned width, uint32_t bits) { set(off, width, get(off, width) & ~bits); }
   uint32_t rw_mask(uint16_t off, unsigned width) const;
-  void set_rw_mask(uint16_t off, unsigned width, uint32_t mask);
 
   // Host access through a config request: DW-aligned offset and byte enables (bit i = byte i).
   // Offsets past size() read 0 and ignore writes, as an unimplemented register does.

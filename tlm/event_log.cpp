@@ -36,14 +36,6 @@ Event& Event::u64(std::string_view key, uint64_t v) {
   return *this;
 }
 
-Event& Event::i64(std::string_view key, int64_t v) {
-  if (!log_) return *this;
-  log_->begin_field(key);
-  append_decimal(log_->arena(), v < 0 ? uint64_t(0) - uint64_t(v) : uint64_t(v), v < 0);
-  log_->end_field();
-  return *this;
-}
-
 Event& Event::boolean(std::string_view key, bool v) {
   if (log_) log_->add_field(key, v ? "true" : "false");
   return *this;
@@ -139,8 +131,19 @@ std::string EventLog::take_memory() {
 
 Event EventLog::event(uint64_t time_ps, std::string_view path, std::string_view name) {
   if (!enabled_) return Event(nullptr);
+  return start(time_ps, path, name, false);
+}
+
+Event EventLog::sink_event(uint64_t time_ps, std::string_view path, std::string_view name) {
+  if (!enabled_ || sinks_.empty()) return Event(nullptr);
+  return start(time_ps, path, name, true);
+}
+
+Event EventLog::start(uint64_t time_ps, std::string_view path, std::string_view name, bool sink_only) {
   if (building_) throw std::logic_error("event log: an event started while another is being built");
   building_ = true;
+  sink_only_ = sink_only;
+  time_ps_ = time_ps;
   arena_.clear();
   fields_.clear();
   Event e(this);
@@ -148,6 +151,10 @@ Event EventLog::event(uint64_t time_ps, std::string_view path, std::string_view 
   e.str("path", path);
   e.str("event", name);
   return e;
+}
+
+void EventLog::remove_sink(EventSink* sink) {
+  sinks_.erase(std::remove(sinks_.begin(), sinks_.end(), sink), sinks_.end());
 }
 
 void EventLog::add_field(std::string_view key, std::string_view encoded_value) {
@@ -193,6 +200,10 @@ void EventLog::commit() {
         a.substr(fields_[i - 1].key_off, fields_[i - 1].key_len))
       throw std::logic_error("event log: duplicate key " +
                              std::string(a.substr(fields_[i].key_off, fields_[i].key_len)));
+  if (sink_only_) {
+    notify_sinks();
+    return;
+  }
   const size_t start = out_.size();
   out_.push_back('{');
   for (size_t i = 0; i < fields_.size(); ++i) {
@@ -203,6 +214,7 @@ void EventLog::commit() {
   }
   out_.append("}\n");
   ++lines_;
+  if (!sinks_.empty()) notify_sinks();
   if (!watchers_.empty() && watch_fn_) {
     const std::string line = out_.substr(start, out_.size() - start - 1);
     // Copy: a callback may add or remove watchers.
@@ -219,6 +231,128 @@ void EventLog::commit() {
   if (!memory_ && out_.size() >= (64u << 10)) flush();
 }
 
+namespace {
+// A JSON string's text without its quotes, when it has no escapes (the usual case); else empty.
+bool plain_string(std::string_view raw, std::string_view* out) {
+  if (raw.size() < 2 || raw.front() != '"' || raw.find('\\') != std::string_view::npos) return false;
+  *out = raw.substr(1, raw.size() - 2);
+  return true;
+}
+}  // namespace
+
+void EventLog::notify_sinks() {
+  EventView probe(*this, time_ps_, {}, {}, sink_only_);
+  std::string path_buf, name_buf;
+  std::string_view path, name;
+  if (!plain_string(probe.raw("path"), &path)) {
+    path_buf = probe.text("path");
+    path = path_buf;
+  }
+  if (!plain_string(probe.raw("event"), &name)) {
+    name_buf = probe.text("event");
+    name = name_buf;
+  }
+  const EventView view(*this, time_ps_, path, name, sink_only_);
+  for (EventSink* s : sinks_) s->on_event(view);
+}
+
+size_t EventView::size() const { return log_.fields_.size(); }
+
+std::string_view EventView::key(size_t i) const {
+  const auto& f = log_.fields_[i];
+  return std::string_view(log_.arena_).substr(f.key_off, f.key_len);
+}
+
+std::string_view EventView::raw(size_t i) const {
+  const auto& f = log_.fields_[i];
+  return std::string_view(log_.arena_).substr(f.val_off, f.val_len);
+}
+
+std::string_view EventView::raw(std::string_view k) const {
+  // The fields are sorted by key when the event is committed.
+  size_t lo = 0, hi = size();
+  while (lo < hi) {
+    const size_t mid = (lo + hi) / 2;
+    const int c = key(mid).compare(k);
+    if (c == 0) return raw(mid);
+    if (c < 0) lo = mid + 1;
+    else hi = mid;
+  }
+  return {};
+}
+
+std::string_view EventView::str(std::string_view k) const {
+  const std::string_view v = raw(k);
+  if (v.size() >= 2 && v.front() == '"' && v.find('\\') == std::string_view::npos) return v.substr(1, v.size() - 2);
+  return v;
+}
+
+uint64_t EventView::u64(std::string_view k, uint64_t fallback) const {
+  const std::string_view v = raw(k);
+  if (v.empty() || v.size() > 20) return fallback;
+  uint64_t n = 0;
+  for (char c : v) {
+    if (c < '0' || c > '9') return fallback;
+    n = n * 10 + uint64_t(c - '0');
+  }
+  return n;
+}
+
+std::string EventView::text(std::string_view k) const {
+  std::string out;
+  append_text(out, raw(k));
+  return out;
+}
+
+void EventView::append_text(std::string& out, std::string_view v) {
+  if (v.size() < 2 || v.front() != '"') {
+    out.append(v);
+    return;
+  }
+  // The escapes append_json_string writes (\u00XX only below 0x20).
+  for (size_t i = 1; i + 1 < v.size(); ++i) {
+    char c = v[i];
+    if (c == '\\' && i + 2 < v.size()) {
+      const char e = v[++i];
+      switch (e) {
+        case 'n': c = '\n'; break;
+        case 'r': c = '\r'; break;
+        case 't': c = '\t'; break;
+        case 'b': c = '\b'; break;
+        case 'f': c = '\f'; break;
+        case 'u':
+          if (i + 4 < v.size()) {
+            unsigned code = 0;
+            for (size_t k = i + 1; k <= i + 4; ++k) {
+              const char h = v[k];
+              code = code * 16 + unsigned(h >= 'a' ? h - 'a' + 10 : h >= 'A' ? h - 'A' + 10 : h - '0') % 16;
+            }
+            c = char(code);
+            i += 4;
+          }
+          break;
+        default: c = e;  // \" and \\ and \/
+      }
+    }
+    out.push_back(c);
+  }
+}
+
+void EventView::append_args(std::string& out, std::initializer_list<std::string_view> skip) const {
+  out.push_back('{');
+  bool first = true;
+  for (size_t i = 0; i < size(); ++i) {
+    const std::string_view k = key(i);
+    if (k == "time_ps" || k == "path" || k == "event" || std::find(skip.begin(), skip.end(), k) != skip.end()) continue;
+    if (!first) out.push_back(',');
+    first = false;
+    EventLog::append_json_string(out, k);
+    out.push_back(':');
+    out.append(raw(i));
+  }
+  out.push_back('}');
+}
+
 uint64_t EventLog::add_watcher(std::vector<std::pair<std::string, std::string>> match, bool once) {
   watchers_.push_back(Watcher{next_watcher_, std::move(match), once});
   return next_watcher_++;
@@ -231,6 +365,16 @@ void EventLog::remove_watcher(uint64_t id) {
 }
 
 void EventLog::append_json_string(std::string& out, std::string_view s) {
+  // Most strings (keys, names, messages) need no escape: copied in one go.
+  size_t plain = 0;
+  while (plain < s.size() && static_cast<unsigned char>(s[plain]) >= 0x20 && s[plain] != '"' && s[plain] != '\\')
+    ++plain;
+  if (plain == s.size()) {
+    out.push_back('"');
+    out.append(s);
+    out.push_back('"');
+    return;
+  }
   const char* digits = kHexDigits;
   out.push_back('"');
   for (unsigned char c : s) {

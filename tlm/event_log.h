@@ -6,11 +6,17 @@
 // Watchers let the Python runtime await "the first event matching a predicate": a watcher is a
 // set of key = JSON value pairs; when a committed event carries all of them, the log hands the
 // line to the watch callback (which pauses the simulation so Python sees that exact instant).
+//
+// Sinks (EventSink) see every committed event as fields, whether or not its line goes to the
+// file: the trace writer (trace_writer.h) is one. A sink-only event (sink_event()) exists for
+// sinks alone: it is built only while a sink is attached, never reaches the file, the line count
+// or the watchers, so attaching a sink leaves the log and its hash as they were.
 #pragma once
 
 #include <cstdint>
 #include <cstdio>
 #include <functional>
+#include <initializer_list>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -19,6 +25,51 @@
 namespace dpusim::pcie {
 
 class EventLog;
+
+// A committed event as its sink sees it: the values are the JSON text the line holds ("0x1f"
+// with its quotes, 12, true), in key order, `time_ps`, `path` and `event` included.
+class EventView {
+ public:
+  uint64_t time_ps() const { return time_ps_; }
+  std::string_view path() const { return path_; }
+  std::string_view name() const { return name_; }
+  bool sink_only() const { return sink_only_; }
+
+  size_t size() const;
+  std::string_view key(size_t i) const;
+  std::string_view raw(size_t i) const;
+  // The encoded value of `key`, or an empty view when the event has no such field.
+  std::string_view raw(std::string_view key) const;
+  bool has(std::string_view key) const { return !raw(key).empty(); }
+  // An unsigned integer field (`fallback` when absent or not a plain decimal).
+  uint64_t u64(std::string_view key, uint64_t fallback = 0) const;
+  // A field as text: a JSON string decoded, any other value as written ("true", "12").
+  std::string text(std::string_view key) const;
+  // The same without a copy, for strings without escapes (a TLP's type, a BDF); a string with
+  // escapes comes back encoded, quotes included.
+  std::string_view str(std::string_view key) const;
+  // Appends the fields other than time_ps, path, event and those in `skip` as one JSON object.
+  void append_args(std::string& out, std::initializer_list<std::string_view> skip = {}) const;
+
+  // A JSON value as text (see text()).
+  static void append_text(std::string& out, std::string_view raw);
+
+ private:
+  friend class EventLog;
+  EventView(const EventLog& log, uint64_t time_ps, std::string_view path, std::string_view name, bool sink_only)
+      : log_(log), time_ps_(time_ps), path_(path), name_(name), sink_only_(sink_only) {}
+  const EventLog& log_;
+  uint64_t time_ps_;
+  std::string_view path_, name_;
+  bool sink_only_;
+};
+
+class EventSink {
+ public:
+  virtual ~EventSink() = default;
+  // Called for each committed event, in commit order. It must not log events itself.
+  virtual void on_event(const EventView& e) = 0;
+};
 
 // Builder of one event. Fields are added in any order; the destructor commits the line.
 class Event {
@@ -31,7 +82,6 @@ class Event {
   explicit operator bool() const { return log_ != nullptr; }
 
   Event& u64(std::string_view key, uint64_t v);
-  Event& i64(std::string_view key, int64_t v);
   Event& boolean(std::string_view key, bool v);
   Event& str(std::string_view key, std::string_view v);
   Event& hex(std::string_view key, uint64_t v);           // "0x1f" (a string: JSON has no hex)
@@ -64,6 +114,12 @@ class EventLog {
 
   // Starts an event at simulated time `time_ps`. Inactive (all calls no-ops) when disabled.
   Event event(uint64_t time_ps, std::string_view path, std::string_view name);
+  // Starts an event for the sinks only (see the header comment): inactive without a sink.
+  Event sink_event(uint64_t time_ps, std::string_view path, std::string_view name);
+  bool has_sinks() const { return !sinks_.empty(); }
+  // The sink is not owned; it stays attached until remove_sink() or the log's end.
+  void add_sink(EventSink* sink) { sinks_.push_back(sink); }
+  void remove_sink(EventSink* sink);
 
   uint64_t lines() const { return lines_; }
 
@@ -77,6 +133,7 @@ class EventLog {
 
  private:
   friend class Event;
+  friend class EventView;
   struct Field {
     uint32_t key_off, key_len, val_off, val_len;
   };
@@ -89,8 +146,14 @@ class EventLog {
   void flush();
   bool matches(const std::vector<std::pair<std::string, std::string>>& match) const;
 
+  Event start(uint64_t time_ps, std::string_view path, std::string_view name, bool sink_only);
+  void notify_sinks();
+
   bool enabled_ = true;
   bool building_ = false;
+  bool sink_only_ = false;  // the event being built is for the sinks only
+  uint64_t time_ps_ = 0;    // ... and its time
+  std::vector<EventSink*> sinks_;
   FILE* file_ = nullptr;
   bool memory_ = false;
   std::string out_;      // pending output (flushed to the file at 64 KiB)

@@ -20,6 +20,7 @@
 #include "tlm/rng.h"
 #include "tlm/timing.h"
 #include "tlm/tlp_payload.h"
+#include "tlm/trace_rules.h"
 
 namespace dpusim::pcie {
 
@@ -60,12 +61,17 @@ class SimContext {
   TlpPool pool;
   InvariantChecker checker;
   FaultInjector faults;
+  // How the event stream becomes the trace (trace_rules.h): each model adds its rules when
+  // built, whether or not this run writes a trace.
+  TraceRules trace_rules;
 
   void post(Notification n);
   std::vector<Notification> take_notifications();
   bool has_notifications() const { return !notes_.empty(); }
 
   Event event(std::string_view path, std::string_view name) { return log.event(now_ps(), path, name); }
+  // An event for the trace alone (EventLog::sink_event): inactive unless a trace is written.
+  Event sink_event(std::string_view path, std::string_view name) { return log.sink_event(now_ps(), path, name); }
   sc_core::sc_time ps(const TimingParam& p) const { return sc_core::sc_time::from_value(timing.get(p)); }
 
  private:

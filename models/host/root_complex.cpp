@@ -22,6 +22,8 @@ RootComplex::RootComplex(sc_module_name name, pcie::SimContext& ctx, const HostS
   requester.max_payload_size = [this] { return spec_.max_payload_size; };
   requester.tag_count = [] { return 256u; };
   port.set_receiver([this](Tlp& t) { on_receive(t); });
+  // MSIs are instants on the host's own track in the trace.
+  ctx.trace_rules.add(pcie::TraceRule::instant("msi", "host", "MSI", "MSI {requester} {data}"));
   SC_METHOD(run_submissions);
   sensitive << submitted_;
   dont_initialize();

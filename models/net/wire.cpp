@@ -35,6 +35,9 @@ Wire::Wire(sc_module_name name, pcie::SimContext& ctx, unsigned index, NetEnd& a
   a_.wire = this;
   b_.wire = this;
   busy_until_[0] = busy_until_[1] = SC_ZERO_TIME;
+  // In the trace, a frame is a slice on its wire and direction from its first bit sent to its
+  // last bit received.
+  ctx.trace_rules.add(pcie::TraceRule::span("frame", "tx_ps", "rx_ps", "wires", "{path} {from}->{to}", "frame {frame}"));
 }
 
 uint64_t Wire::line_rate_mbps(const NetEnd& from) const {

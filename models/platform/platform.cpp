@@ -65,6 +65,10 @@ Platform::Platform(const PlatformSpec& spec, const Outputs& outputs) : spec_(spe
   } else {
     ctx.log.open_file(outputs.event_log);
   }
+  if (!outputs.trace.empty()) {
+    trace_ = std::make_unique<pcie::TraceWriter>(ctx.trace_rules);
+    ctx.log.add_sink(trace_.get());
+  }
   {
     std::string kinds;
     if (spec.family) {
@@ -311,6 +315,15 @@ void Platform::finish() {
       .u64("tlps", ctx_->pool.next_serial() - 1)
       .u64("violations", ctx_->checker.violations())
       .u64("outstanding_np", ctx_->checker.outstanding());
+  if (trace_) {
+    ctx_->log.remove_sink(trace_.get());
+    trace_->finish(now_ps());
+    try {
+      trace_->write(outputs_.trace);
+    } catch (const std::runtime_error& e) {
+      report_failure(e.what());
+    }
+  }
   if (vcd_) {
     sc_close_vcd_trace_file(vcd_);
     vcd_ = nullptr;

@@ -26,6 +26,7 @@
 #include "platform/platform_doc.h"
 #include "host/root_complex.h"
 #include "tlm/sim_context.h"
+#include "tlm/trace_writer.h"
 
 namespace dpusim::platform {
 
@@ -33,6 +34,7 @@ struct Outputs {
   std::string event_log;  // file path; empty = in memory (take_log())
   std::string vcd;        // file path without ".vcd"; empty = none
   std::string pcap_dir;   // one pcap per wire here (wire_file_name); empty = none
+  std::string trace;      // the Chrome trace (trace.json, tlm/trace_writer.h); empty = none
 };
 
 // The capture file of wire `index`: "wire0_ep0_loopback.pcap".
@@ -101,6 +103,7 @@ class Platform {
   std::vector<std::unique_ptr<pcie::Port>> empty_ports_;  // far ends of empty slots' links
   std::vector<sc_core::sc_object*> owned_;  // modules, deleted with the platform
   sc_core::sc_trace_file* vcd_ = nullptr;
+  std::unique_ptr<pcie::TraceWriter> trace_;
   uint64_t next_token_ = 1;
   bool finished_ = false;
   bool failed_ = false;

@@ -50,20 +50,6 @@ void DownstreamPort::set_event(uint16_t bits) {
   update_interrupt();
 }
 
-void DownstreamPort::set_presence(bool present) {
-  if (present == present_) return;
-  present_ = present;
-  const uint16_t cap = pcie_cap();
-  if (present) {
-    cfg.set_bits(cap + PCI_EXP_SLTSTA, 2, PCI_EXP_SLTSTA_PDS);
-  } else {
-    cfg.clear_bits(cap + PCI_EXP_SLTSTA, 2, PCI_EXP_SLTSTA_PDS);
-    set_link(false);
-  }
-  ctx_.event(path(), "slot_presence").boolean("present", present);
-  set_event(PCI_EXP_SLTSTA_PDC);
-}
-
 void DownstreamPort::on_slot_control(uint32_t before, uint32_t after) {
   ctx_.event(path(), "slot_control").hex("before", before).hex("after", after);
   const bool was_off = before & PCI_EXP_SLTCTL_PCC, now_off = after & PCI_EXP_SLTCTL_PCC;

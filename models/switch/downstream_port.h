@@ -28,7 +28,6 @@ class DownstreamPort : public Bridge {
   // Cold-plug state at elaboration: an occupied slot is powered with its link up; an empty one
   // is powered off (pciehp skips configuring a slot it finds already powered).
   void init_slot(bool occupied);
-  void set_presence(bool present);
 
   unsigned index() const { return index_; }
   bool link_up() const { return link_.up(); }

@@ -151,6 +151,7 @@ void VnetApp::spawn_mq_start(unsigned i, unsigned old_qps, unsigned new_qps, con
   auto t = std::make_unique<MqThread>(later_, i, old_qps, new_qps, "vnet.mq" + std::to_string(mq_spawned_++));
   ++controllers_[i].mq_threads;
   log_.info(thread, "MQ start QPs %u -> %u spawned as joinable thread (parallel execution)", old_qps, new_qps);
+  ctx_.sink_event(t->thread, "thread_start").u64("ep", i).u64("old_qps", old_qps).u64("new_qps", new_qps);
   MqThread& ref = *t;
   mq_threads_.push_back(std::move(t));
   run_mq_thread(ref);
@@ -205,6 +206,7 @@ void VnetApp::run_mq_thread(MqThread& t) {
 }
 
 void VnetApp::mq_thread_exit(MqThread& t) {
+  ctx_.sink_event(t.thread, "thread_exit");
   --controllers_[t.ctrl].mq_threads;
   --mq_running_;
   if (!mq_waiting_.empty()) {

@@ -163,7 +163,7 @@ void VnetApp::pe1_enqueue(Tlp& t) {
   const pcie::TimingParam& cost_id = type == tlp::Type::MRd   ? timing::pe1_mmio_read_ps
                                      : type == tlp::Type::MWr ? timing::pe1_mmio_write_ps
                                                               : timing::pe1_config_ps;
-  pe1_fifo_.push_back(Pe1Entry{&t, ctx_.now_ps()});
+  pe1_fifo_.push_back(Pe1Entry{&t, ctx_.now_ps(), ctx_.timing.get(cost_id)});
   trace_pe1_queue_ = uint32_t(pe1_fifo_.size());
   pe1_.then(cost(cost_id), [this] { pe1_serve(); });
 }
@@ -175,6 +175,12 @@ void VnetApp::pe1_serve() {
   Tlp& t = *e.tlp;
   const tlp::Header h = pcie::hdr(t);
   const uint64_t serial = pcie::ext(t).serial;
+  // For the trace: PE1 spent the handler's cost on this TLP, up to now.
+  ctx_.sink_event(kMainThread, "pe1_service")
+      .str("type", tlp::type_name(h.type))
+      .u64("tlp", serial)
+      .u64("arrival_ps", e.arrival_ps)
+      .u64("from_ps", ctx_.now_ps() - e.cost_ps);
   if (tlp::is_config(h.type)) {
     service_config(t);
   } else if (h.type == tlp::Type::MRd || h.type == tlp::Type::MWr) {

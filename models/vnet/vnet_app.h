@@ -88,7 +88,7 @@ class VnetApp : public sc_core::sc_module {
   // ---- vnet_app.cpp: ports, routing, PE1 --------------------------------------------------
   struct Pe1Entry {
     pcie::Tlp* tlp;
-    uint64_t arrival_ps;
+    uint64_t arrival_ps, cost_ps;
   };
   void receive_up(pcie::Tlp& t);
   void receive_down(pcie::Tlp& t);

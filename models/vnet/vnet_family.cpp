@@ -3,6 +3,7 @@
 
 #include "vnet/ep_image.h"
 #include "vnet/virtio_spec.h"
+#include "vnet/vnet_trace.h"
 
 namespace dpusim::vnet {
 
@@ -11,6 +12,7 @@ std::unique_ptr<platform::FamilyInstance> VnetConfig::build(const platform::Fami
 }
 
 VnetInstance::VnetInstance(pcie::SimContext& ctx, const VnetOptions& options, const AcgSpec& acg) {
+  add_trace_rules(ctx.trace_rules);
   // SystemC modules live until the process exits (the kernel keeps pointers to them).
   app_ = new VnetApp("switch", ctx, options, acg);
   for (unsigned i = 0; i < unsigned(options.num_ep); ++i) {

@@ -1,15 +1,20 @@
-"""The command line behind ./dpusim: `run` a scenario, or the `demo` (the README's main job).
+"""The command line behind ./dpusim: `run` a scenario, the `demo` (the README's main job), or
+the `report` of a run.
 
-    dpusim run SCENARIO.py [--seed N] [--platform FILE.json] [--out DIR]
+    dpusim run SCENARIO.py [--seed N] [--platform FILE.json] [--out DIR] [--trace | --no-trace]
+    dpusim report DIR
 
-writes DIR/events.jsonl, DIR/waves.vcd and one pcap per wire (DIR/wire<i>_<a>_<b>.pcap; DIR
-defaults to out/<scenario name>, created or overwritten) and ends with the line
+`run` writes DIR/events.jsonl, DIR/waves.vcd, one pcap per wire (DIR/wire<i>_<a>_<b>.pcap),
+DIR/run.json (scenario, seed, hash, outcome) and, with --trace, DIR/trace.json (the Chrome
+trace; DIR defaults to out/<scenario name>, created or overwritten) and ends with the line
 `hash: <sha256 of events.jsonl>`. Exit status: 0 success, 1 the scenario or an invariant failed
-(the hash is still printed), 2 usage or a refused platform document.
+(the hash is still printed), 2 usage or a refused platform document. `report` writes
+DIR/report.html from those outputs (dpusim.report).
 
 A study scenario may also define VARIANTS (name -> platform document) and
 `report(results, out)`: each variant then runs on its own platform (outputs in DIR/<name>), and
 report() gets every RunResult ("main" for the scenario's own platform) to write its figures.
+A study is traced by default and writes the report pages of its runs.
 """
 import glob
 import argparse
@@ -25,7 +30,7 @@ DEMO_SCENARIO = os.path.join(ROOT, "scenarios", "virtio_net_bringup.py")
 
 
 # What a run may write into its output directory (pcaps are one per wire, *.pcap).
-OUTPUT_FILES = ("events.jsonl", "waves.vcd", "study.json", "study.png", "trace.json")
+OUTPUT_FILES = ("events.jsonl", "waves.vcd", "study.json", "study.png", "trace.json", "run.json", "report.html")
 
 
 class UsageError(Exception):
@@ -48,19 +53,52 @@ def load_study(path):
     return scope.get("VARIANTS"), scope.get("report")
 
 
-def run_study(path, fn, main, seed, out):
+def write_run_info(out, scenario, res):
+    """DIR/run.json: what the report needs that the event log does not say."""
+    info = {"scenario": scenario, "seed": res.seed, "hash": res.hash, "ok": res.ok,
+            "failure": res.failure or res.doc_error, "error": res.error}
+    with open(os.path.join(out, "run.json"), "w") as f:
+        json.dump(info, f, indent=1, sort_keys=True)
+        f.write("\n")
+
+
+def is_study(path):
+    variants, report = load_study(path)
+    return bool(variants and report)
+
+
+def run_study(path, fn, main, seed, out, trace=False):
     """Runs the study's variants, each on a fresh platform, and hands all results to its
-    report(); returns the first failed result, if any."""
+    report(); returns the first failed result (or None) and the names of the variants run."""
     variants, report = load_study(path)
     if not variants or not report:
-        return None
+        return None, []
+    from dpusim.progress import Progress
+
     results = {"main": main}
+    ran = []
+    bar = Progress(len(variants), "study variants")
     for name, platform in variants.items():
-        results[name] = run(fn, platform, seed=seed, out=os.path.join(out, name))
+        results[name] = run(fn, platform, seed=seed, out=os.path.join(out, name), trace=trace)
+        if os.path.isfile(os.path.join(out, name, "events.jsonl")):
+            write_run_info(os.path.join(out, name), f"{path} (variant {name})", results[name])
+            ran.append(name)
+        bar.step(name)
         if not results[name].ok:
-            return results[name]
+            bar.close()
+            return results[name], ran
+    bar.close()
     report(results, out)
-    return None
+    return None, ran
+
+
+def write_study_reports(out, variants):
+    """The report pages of a study: each variant's, then the study's own, which links them."""
+    from dpusim.report import write_report
+
+    for name in variants:
+        write_report(os.path.join(out, name))
+    write_report(out, variants=variants)
 
 
 def outputs_in(out):
@@ -76,6 +114,8 @@ def run_command(args, prog="dpusim run"):
     parser.add_argument("--seed", type=int, default=None, help="seed (default: the document's, else 1)")
     parser.add_argument("--platform", help="platform document (JSON) replacing the scenario's PLATFORM")
     parser.add_argument("--out", help="output directory (default out/<scenario name>)")
+    parser.add_argument("--trace", action=argparse.BooleanOptionalAction, default=None,
+                        help="write DIR/trace.json, the Chrome/Perfetto trace (default: on for studies)")
     try:
         opts = parser.parse_args(args)
     except SystemExit as e:
@@ -102,14 +142,20 @@ def run_command(args, prog="dpusim run"):
     elif os.path.exists(out):
         print(f"dpusim: output path {out} exists and is not a directory", file=sys.stderr)
         return 2
-    res = run(fn, platform, seed=opts.seed, out=out)
+    study = is_study(opts.scenario)
+    trace = study if opts.trace is None else opts.trace
+    res = run(fn, platform, seed=opts.seed, out=out, trace=trace)
+    ran = []
     if res.ok:
-        failed = run_study(opts.scenario, fn, res, opts.seed, out)
+        failed, ran = run_study(opts.scenario, fn, res, opts.seed, out, trace)
         if failed is not None:
             res.failure = f"study variant failed: {failed.describe()}"
     if res.doc_error:
         print(f"dpusim: platform document refused: {res.doc_error}", file=sys.stderr)
         return 2
+    write_run_info(out, opts.scenario, res)
+    if study:
+        write_study_reports(out, ran)
     if res.error:
         print(res.error, file=sys.stderr, end="" if res.error.endswith("\n") else "\n")
     if res.failure:
@@ -132,5 +178,9 @@ def main(argv):
         return run_command(rest)
     if cmd == "demo":
         return run_command([DEMO_SCENARIO] + rest, prog="dpusim demo")
-    print(f"dpusim: unknown command '{cmd}' (run, demo)", file=sys.stderr)
+    if cmd == "report":
+        from dpusim.report import report_command
+
+        return report_command(rest)
+    print(f"dpusim: unknown command '{cmd}' (run, demo, report)", file=sys.stderr)
     return 2

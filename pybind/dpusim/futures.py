@@ -2,10 +2,12 @@
 
 A Future is a value that will exist at some simulated time; a Task runs a coroutine, one step
 each time what it awaits is done. Neither knows the simulator: both are driven by a loop (in a
-run, dpusim.runtime.Sim) that offers two methods:
+run, dpusim.runtime.Sim) that offers two methods and an attribute:
 
 - ``call_soon(fn, *args)``: runs fn(*args) after everything already ready (FIFO);
-- ``report_unhandled(task, exc)``: a task failed and nothing was waiting for its result.
+- ``report_unhandled(task, exc)``: a task failed and nothing was waiting for its result;
+- ``observer``: None, or an object told of each task's spawn, waits and end
+  (``task_spawned(task)``, ``task_waits(task, future)``, ``task_done(task)``; dpusim.trace).
 
 This module imports nothing of the package but its errors.
 """
@@ -79,6 +81,8 @@ class Task(Future):
         self._coro = coro
         self.name = name
         loop.call_soon(self._step, None, None)
+        if loop.observer is not None:
+            loop.observer.task_spawned(self)
 
     def cancel(self):
         """Throws Cancelled into the task at its next step."""
@@ -97,6 +101,7 @@ class Task(Future):
     def _step(self, value, exc):
         if self.done:
             return
+        observer = self._loop.observer
         try:
             if exc is not None:
                 yielded = self._coro.throw(exc)
@@ -114,6 +119,9 @@ class Task(Future):
             if not had_waiters:
                 self._loop.report_unhandled(self, e)
             return
+        finally:
+            if self.done and observer is not None:
+                observer.task_done(self)
         if not isinstance(yielded, Future):
             self._loop.call_soon(
                 self._step, None,
@@ -121,3 +129,5 @@ class Task(Future):
                           "(asyncio objects keep wall-clock time and cannot run here)"))
             return
         yielded.add_done_callback(self._wakeup)
+        if observer is not None:
+            observer.task_waits(self, yielded)

@@ -70,13 +70,15 @@ def platform_doc(platform, seed):
     return doc
 
 
-def run(scenario, platform=None, seed=None, out=None, fork=True):
+def run(scenario, platform=None, seed=None, out=None, fork=True, trace=False):
     """Runs `scenario` (an ``async def f(sim)``) on a platform built from `platform` (a dict;
     `seed` overrides its seed). Outputs go to directory `out` (created; events.jsonl, waves.vcd,
-    one pcap per wire) or stay in memory. Returns a RunResult."""
+    one pcap per wire, and trace.json with `trace`) or stay in memory. Returns a RunResult."""
     doc = platform_doc(platform, seed)
+    if trace and not out:
+        raise ValueError("a trace is written to the output directory: give `out` with trace=True")
     if not fork:
-        return _run_here(scenario, doc, out)
+        return _run_here(scenario, doc, out, trace)
     rfd, wfd = os.pipe()
     sys.stdout.flush()
     sys.stderr.flush()
@@ -85,7 +87,7 @@ def run(scenario, platform=None, seed=None, out=None, fork=True):
         os.close(rfd)
         code = 0
         try:
-            res = _run_here(scenario, doc, out)
+            res = _run_here(scenario, doc, out, trace)
             try:
                 payload = pickle.dumps(res)
             except Exception:  # an unpicklable scenario result travels as its repr
@@ -132,7 +134,7 @@ def doc_search_dirs(scenario):
     return dirs
 
 
-def _run_here(scenario, doc, out):
+def _run_here(scenario, doc, out, trace=False):
     import _dpusim
 
     from dpusim.runtime import InvariantViolation, Sim
@@ -151,8 +153,13 @@ def _run_here(scenario, doc, out):
         log_path = os.path.join(out, "events.jsonl")
         vcd_base = os.path.join(out, "waves")
         pcap_dir = out
-    platform = _dpusim.platform.Platform(text, log_path, vcd_base, pcap_dir, search_dirs)
+    trace_path = os.path.join(out, "trace.json") if trace else ""
+    platform = _dpusim.platform.Platform(text, log_path, vcd_base, pcap_dir, search_dirs, trace_path)
     sim = Sim(platform, doc)
+    if trace:
+        from dpusim.trace import trace_host_tasks
+
+        trace_host_tasks(sim)
     try:
         res.result = sim.run(scenario(sim))
     except InvariantViolation as e:

@@ -50,6 +50,8 @@ class Sim:
         self._violation = None
         self._unhandled_error = None
         self._tasks = []
+        # Sees each task spawn, wait and end (dpusim.trace); None unless the run is traced.
+        self.observer = None
         self.host = Host(self)
         self.faults = Faults(self)
         self.net = Net(self)
