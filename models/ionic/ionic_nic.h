@@ -44,6 +44,7 @@
 #include "ionic/intr_ctrl.h"
 #include "ionic/p4_attachment.h"
 #include "ionic/p4_surface.h"
+#include "ionic/rdma_mem.h"
 #include "net/net_end.h"
 #include "tlm/endpoint_base.h"
 #include "tlm/function.h"
@@ -127,7 +128,9 @@ class IonicNic : private IonicFunction, public pcie::EndpointBase, public net::N
   // Transmit (txq.cpp).
   void service_txq(uint32_t qid);
   void tx_next(uint32_t qid);
-  void tx_gather(uint32_t qid, std::function<void(std::vector<uint8_t>, const char* error)> done);
+  using TxGatherDone = std::function<void(std::vector<uint8_t>, const char* error)>;
+  void tx_gather(uint32_t qid, TxGatherDone done);
+  void gather(uint64_t head, uint32_t head_len, std::vector<BusRun> rest, TxGatherDone done);
   void tx_complete(uint32_t qid);
   void from_guest(NicFrame frame);
   bool to_uplink(NicFrame& frame);

@@ -4,8 +4,7 @@
 // slot and otherwise put on the uplink wire; a completion written for every descriptor,
 // gathered or not (without one the driver's watchdog resets the queue), and the queue's
 // interrupt asserted once the pass is done (rocm-ernic's eth_txq_service).
-#include <memory>
-
+#include "ionic/dma_io.h"
 #include "ionic/ionic_nic.h"
 #include "ionic/ionic_timing.h"
 #include "ionic/le_bytes.h"
@@ -13,38 +12,6 @@
 
 namespace dpusim::ionic {
 
-namespace {
-
-using GatherDone = std::function<void(std::vector<uint8_t>, const char*)>;
-
-struct Fragment {
-  uint64_t addr;
-  uint32_t len;
-};
-
-// Reads the fragments one after another into one frame.
-struct Gather {
-  pcie::Requester* dma;
-  std::vector<Fragment> frags;
-  std::vector<uint8_t> frame;
-  GatherDone done;
-};
-
-void gather_step(std::shared_ptr<Gather> g, size_t i) {
-  while (i < g->frags.size() && g->frags[i].len == 0) ++i;
-  if (i == g->frags.size()) return g->done(std::move(g->frame), nullptr);
-  g->dma->read(g->frags[i].addr, g->frags[i].len, [g, i](pcie::Result&& r) {
-    if (r.outcome != pcie::Outcome::SC) return g->done({}, "fragment read failed");
-    g->frame.insert(g->frame.end(), r.data.begin(), r.data.end());
-    gather_step(g, i + 1);
-  });
-}
-
-void gather(pcie::Requester& dma, std::vector<Fragment> frags, GatherDone done) {
-  gather_step(std::make_shared<Gather>(Gather{&dma, std::move(frags), {}, std::move(done)}), 0);
-}
-
-}  // namespace
 
 void IonicNic::service_txq(uint32_t qid) {
   EthQueue& q = queues_[IONIC_QTYPE_TXQ][qid];
@@ -86,7 +53,15 @@ void IonicNic::tx_complete(uint32_t qid) {
   tx_next(qid);
 }
 
-void IonicNic::tx_gather(uint32_t qid, GatherDone done) {
+void IonicNic::gather(uint64_t head, uint32_t head_len, std::vector<BusRun> rest, TxGatherDone done) {
+  rest.insert(rest.begin(), BusRun{head, head_len});
+  dma_gather(dma(), std::move(rest), [done = std::move(done)](std::vector<uint8_t> bytes, bool ok) {
+    if (!ok) return done({}, "fragment read failed");
+    done(std::move(bytes), nullptr);
+  });
+}
+
+void IonicNic::tx_gather(uint32_t qid, TxGatherDone done) {
   const EthQueue& q = queues_[IONIC_QTYPE_TXQ][qid];
   const uint16_t index = q.head;
   const uint64_t sg_at = q.init.sg_ring_base + uint64_t(index) * TXQ_SG_DESC_BYTES;
@@ -100,22 +75,20 @@ void IonicNic::tx_gather(uint32_t qid, GatherDone done) {
     if (len == 0) return done({}, "descriptor length 0");
     if (len > IONIC_ETH_FRAME_MAX) return done({}, "frame longer than 9600 bytes");
     if (nsge > IONIC_TX_MAX_SG_ELEMS) return done({}, "more than 8 scatter-gather elements");
-    if (nsge == 0) return gather(dma(), {Fragment{addr, len}}, std::move(done));
+    if (nsge == 0) return gather(addr, len, {}, std::move(done));
     dma().read(sg_at, nsge * TXQ_SG_ELEM_BYTES, [this, addr, len, nsge, done = std::move(done)](pcie::Result&& r) mutable {
       if (r.outcome != pcie::Outcome::SC) return done({}, "scatter-gather list read failed");
-      std::vector<Fragment> frags;
+      std::vector<BusRun> frags;
       uint64_t sg_total = 0;
-      frags.push_back({addr, 0});
       for (unsigned i = 0; i < nsge; ++i) {
         const uint8_t* e = r.data.data() + i * TXQ_SG_ELEM_BYTES;
         const uint32_t elen = get_le16(e + TXQ_SG_ELEM_LEN);
         sg_total += elen;
-        frags.push_back({get_le64(e), elen});
+        if (elen) frags.push_back({get_le64(e), elen});
       }
       // The head fragment is what the list does not cover, and must not be empty.
       if (sg_total >= len) return done({}, "scatter-gather elements cover the whole frame length");
-      frags[0].len = uint32_t(len - sg_total);
-      gather(dma(), std::move(frags), std::move(done));
+      gather(addr, uint32_t(len - sg_total), std::move(frags), std::move(done));
     });
   });
 }
