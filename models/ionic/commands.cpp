@@ -11,7 +11,9 @@ void IonicNic::execute(const uint8_t* cmd, CmdPath path, uint8_t* data, std::fun
   Comp comp{};
   switch (p.kind) {
     case CmdKind::kSuccess:
-    case CmdKind::kRdma:  // no RDMA handler: rocm-ernic succeeds silently so the driver probes on
+      break;
+    case CmdKind::kRdma:
+      comp = rdma_->devcmd(cmd);
       break;
     case CmdKind::kUnknown:
       comp[COMP_STATUS] = IONIC_RC_EOPCODE;

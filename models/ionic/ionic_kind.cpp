@@ -2,6 +2,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include <cstdio>
 #include <filesystem>
 #include <fstream>
 
@@ -24,6 +25,7 @@ class IonicInstance : public platform::EndpointInstance {
       : nic_(new IonicNic(name.c_str(), ctx, options, std::move(program))) {}
   pcie::EndpointBase& endpoint() override { return *nic_; }
   net::NetEnd* network_port() override { return nic_; }
+  net::MeshEnd* mesh_port() override { return &nic_->rdma(); }
   void trace(sc_core::sc_trace_file* vcd) override { nic_->trace(vcd); }
   void shutdown(const std::function<void(const std::function<bool()>&)>&) override { nic_->shutdown(); }
   uint64_t frames_in_flight() const override { return nic_->frames_in_flight(); }
@@ -34,8 +36,10 @@ class IonicInstance : public platform::EndpointInstance {
 
 class IonicConfig : public platform::EndpointConfig {
  public:
-  IonicConfig(NicOptions options, bool mac_given) : options_(std::move(options)), mac_given_(mac_given) {}
+  IonicConfig(NicOptions options, bool mac_given, bool ip_given)
+      : options_(std::move(options)), mac_given_(mac_given), ip_given_(ip_given) {}
   bool has_network_port() const override { return true; }
+  bool has_mesh_port() const override { return true; }
   std::unique_ptr<platform::EndpointInstance> build(pcie::SimContext& ctx, const std::string& name) const override {
     NicOptions o = options_;
     if (!mac_given_) {
@@ -44,6 +48,7 @@ class IonicConfig : public platform::EndpointConfig {
       const unsigned slot = unsigned(std::stoul(name.substr(2)));
       o.mac = {0x02, 0xa0, 0xd1, 0x00, uint8_t(slot >> 8), uint8_t(slot + 1)};
     }
+    if (!ip_given_) o.ipv4 = 0x0a000000u | (unsigned(std::stoul(name.substr(2))) + 1);  // 10.0.0.<slot + 1>
     std::unique_ptr<p4::Engine> program;
     if (!o.program_text.empty()) {
       p4::LoadError error;
@@ -62,7 +67,7 @@ class IonicConfig : public platform::EndpointConfig {
 
  private:
   NicOptions options_;
-  bool mac_given_;
+  bool mac_given_, ip_given_;
 };
 
 std::array<uint8_t, 6> mac_at(const json& v, const std::string& path) {
@@ -70,6 +75,16 @@ std::array<uint8_t, 6> mac_at(const json& v, const std::string& path) {
   std::array<uint8_t, 6> mac{};
   if (!parse_mac(s, &mac)) throw platform::DocError(path, "'" + s + "' is not a MAC address xx:xx:xx:xx:xx:xx");
   return mac;
+}
+
+uint32_t ipv4_at(const json& v, const std::string& path) {
+  const std::string s = platform::string_at(v, path);
+  unsigned a[4];
+  char tail = 0;
+  if (std::sscanf(s.c_str(), "%3u.%3u.%3u.%3u%c", &a[0], &a[1], &a[2], &a[3], &tail) != 4 || a[0] > 255 ||
+      a[1] > 255 || a[2] > 255 || a[3] > 255)
+    throw platform::DocError(path, "'" + s + "' is not an IPv4 address a.b.c.d");
+  return a[0] << 24 | a[1] << 16 | a[2] << 8 | a[3];
 }
 
 // The first of the search folders holding `file`, or `file` itself when absolute.
@@ -107,7 +122,7 @@ void load_program(const json& v, const std::string& path, const platform::DocCon
 
 std::shared_ptr<const platform::EndpointConfig> parse(const json& slot, const std::string& path,
                                                        const platform::DocContext& doc) {
-  platform::only_keys(slot, path, {"kind", "p4", "p4-program", "p4-guest-scope", "mac", "inband-control-mac"});
+  platform::only_keys(slot, path, {"kind", "p4", "p4-program", "p4-guest-scope", "mac", "inband-control-mac", "ip"});
   NicOptions o;
   bool p4_false = false;
   if (slot.contains("p4")) {
@@ -129,7 +144,9 @@ std::shared_ptr<const platform::EndpointConfig> parse(const json& slot, const st
   const bool mac_given = slot.contains("mac");
   if (mac_given) o.mac = mac_at(slot["mac"], path + ".mac");
   if (slot.contains("inband-control-mac")) o.inband_mac = mac_at(slot["inband-control-mac"], path + ".inband-control-mac");
-  return std::make_shared<IonicConfig>(std::move(o), mac_given);
+  const bool ip_given = slot.contains("ip");
+  if (ip_given) o.ipv4 = ipv4_at(slot["ip"], path + ".ip");
+  return std::make_shared<IonicConfig>(std::move(o), mac_given, ip_given);
 }
 
 }  // namespace

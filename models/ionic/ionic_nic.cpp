@@ -89,6 +89,12 @@ IonicNic::IonicNic(sc_module_name name, pcie::SimContext& ctx, const NicOptions&
     }
     surface_ = std::make_unique<P4Surface>(ctx, this->name(), options.scope, *p4_, dma(), later_);
   }
+  rdma_ = std::make_unique<RdmaEngine>(
+      RdmaEngine::Env{ctx, this->name(), dma(), later_, intr_, ipv4_gid(options.ipv4)});
+  if (p4_) {
+    rdma_->attach_program(p4_->engine());
+    surface_->on_replaced = [this] { rdma_->attach_program(p4_->engine()); };
+  }
 }
 
 IonicNic::~IonicNic() = default;
@@ -143,6 +149,7 @@ void IonicNic::write_doorbell(uint64_t off, const uint8_t* in, size_t n) {
   const Doorbell db = decode_doorbell(off, get_le64(in));
   // The admin queue's doorbell serves queue 0 whatever its qid (rocm-ernic); the notify
   // queue's is ignored (it produces no events).
+  if (db.qtype >= IONIC_RDMA_QTYPE_AQ && db.qtype <= IONIC_RDMA_QTYPE_EQ) return rdma_->doorbell(db);
   const uint32_t qid = db.qtype == IONIC_QTYPE_ADMINQ ? 0 : db.qid;
   if (db.qtype >= IONIC_QTYPE_ETH_MAX || qid >= IONIC_ETH_QCOUNT || !queues_[db.qtype][qid].valid ||
       db.qtype == IONIC_QTYPE_NOTIFYQ || db.qtype == IONIC_QTYPE_EQ) {
@@ -196,9 +203,11 @@ void IonicNic::trace(sc_trace_file* vcd) {
   sc_trace(vcd, trace_rx_frames_, n + ".rx_frames", 32);
   sc_trace(vcd, intr_.trace_pending, n + ".intr_pending", 32);
   if (p4_) sc_trace(vcd, trace_p4_dropped_, n + ".p4_dropped", 32);
+  sc_trace(vcd, rdma_->trace_pending, n + ".rdma_pending", 32);
 }
 
 void IonicNic::shutdown() {
+  rdma_->flush_log();
   if (!p4_) return;
   surface_->flush_log();
   ctx_.event(name(), "log").str("level", "info").str("msg", p4_->stats_line());

@@ -23,6 +23,10 @@
 //  Received frames go to RX queue 0 only (rocm-ernic); they wait, at most 256, for a posted
 //  buffer; one larger than its buffer is dropped.
 //
+//  RDMA (rdma_engine.h): devcmds 50-53 on both paths, doorbells of qtypes 5-9, the datapath
+//  and the mesh port; with an RDMA program loaded, every send work request runs the P4 RDMA
+//  decision path.
+//
 //  The frame path: a frame the guest transmits is offered to the transmit filter slot
 //  (frame_filter.h): the in-band control endpoint, then the P4 pipeline when it is attached
 //  (p4_attachment.h), or else the uplink wire. A frame from the wire is offered to the receive
@@ -44,6 +48,7 @@
 #include "ionic/intr_ctrl.h"
 #include "ionic/p4_attachment.h"
 #include "ionic/p4_surface.h"
+#include "ionic/rdma_engine.h"
 #include "ionic/rdma_mem.h"
 #include "net/net_end.h"
 #include "tlm/endpoint_base.h"
@@ -58,6 +63,7 @@ struct NicOptions {
   std::string program_text;                           // bmv2 JSON, already validated; may be empty
   P4Scope scope = P4Scope::kNone;                     // the operator's grant to the guest
   std::optional<std::array<uint8_t, 6>> inband_mac;   // the in-band control endpoint's MAC
+  uint32_t ipv4 = 0;                                  // its address: the RoCE GID on the mesh
 };
 
 // The function the NIC is (its config space), built before the endpoint base that serves it.
@@ -103,6 +109,7 @@ class IonicNic : private IonicFunction, public pcie::EndpointBase, public net::N
   void shutdown();
 
   P4Attachment* p4() { return p4_.get(); }
+  RdmaEngine& rdma() { return *rdma_; }
   const FilterSlot& tx_filter() const { return tx_slot_; }
 
   struct Counters {
@@ -156,6 +163,7 @@ class IonicNic : private IonicFunction, public pcie::EndpointBase, public net::N
   std::unique_ptr<InbandEndpoint> inband_;
   std::unique_ptr<P4Attachment> p4_;
   std::unique_ptr<P4Surface> surface_;
+  std::unique_ptr<RdmaEngine> rdma_;
   std::deque<NicFrame> inbox_;           // frames for the guest, waiting for RX buffers
   uint64_t rx_in_dma_ = 0;               // wire frames taken from the inbox, not yet delivered
   Counters counters_;

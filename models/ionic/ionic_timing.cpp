@@ -9,5 +9,6 @@ const pcie::TimingParam tx_desc_ps({"ionic.tx_desc_ps", 100000, 0, 1000000000, "
 const pcie::TimingParam rx_frame_ps({"ionic.rx_frame_ps", 100000, 0, 1000000000, "ps"});
 const pcie::TimingParam p4_frame_ps({"ionic.p4.frame_ps", 500000, 0, 1000000000, "ps"});
 const pcie::TimingParam p4_load_ps({"ionic.p4.load_ps", 1000000000, 0, 1000000000000ull, "ps"});
+const pcie::TimingParam rdma_wqe_ps({"ionic.rdma.wqe_ps", 100000, 0, 1000000000, "ps"});
 
 }  // namespace dpusim::ionic::timing

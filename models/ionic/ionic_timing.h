@@ -13,5 +13,6 @@ extern const pcie::TimingParam tx_desc_ps;       // starting one transmit descri
 extern const pcie::TimingParam rx_frame_ps;      // starting the delivery of one received frame
 extern const pcie::TimingParam p4_frame_ps;      // one frame through the P4 pipeline
 extern const pcie::TimingParam p4_load_ps;       // replacing the running program (a commit)
+extern const pcie::TimingParam rdma_wqe_ps;      // starting one RDMA work request
 
 }  // namespace dpusim::ionic::timing

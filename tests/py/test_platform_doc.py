@@ -22,7 +22,7 @@ DocError = _dpusim.platform.DocError
     ({"topology": {"slots": [{"kind": "test", "speed": 5}]}}, "$.topology.slots[0].speed: unknown key (known: kind)"),
     ({"topology": {"endpoints": 1}, "seed": -1}, "$.seed: must not be negative (got -1)"),
     ({"topology": {"endpoints": 1}, "seed": 1.5}, "$.seed: must be a non-negative integer, not number 1.5"),
-    ({"topology": {"endpoints": 1}, "tpology": 1}, "$.tpology: unknown key (known: host, outputs, seed, timing, topology, wires)"),
+    ({"topology": {"endpoints": 1}, "tpology": 1}, "$.tpology: unknown key (known: host, mesh, outputs, seed, timing, topology, wires)"),
     ({"topology": {"endpoints": 1}, "timing": {"link.host.gen": 7}}, "$.timing.link.host.gen: timing parameter 'link.host.gen' = 7 outside 1..6"),
     ({"topology": {"endpoints": 1}, "timing": {"link.dsp.width": 3}}, "is not a PCIe link width"),
     ({"topology": {"endpoints": 1}, "timing": {"switch.latency": 3}}, "$.timing.switch.latency: unknown timing parameter (known: cpl_timeout_ps, host.mem_read_ps, host.pciehp.button_ps"),
