@@ -299,12 +299,14 @@ void RdmaEngine::admin_modify_qp(const Bytes& body, uint16_t len, AdminDone done
     qp.sq_psn = c.sq_psn;
     qp.rq_psn = c.rq_psn;
     if (c.pmtu) qp.pmtu = c.pmtu;
-    auto e = env_.ctx.event(env_.path, "rdma_modify_qp");
-    e.u64("qp", c.qp_id).u64("state", c.to_state).hex("attr_mask", c.attr_mask);
-    if (qp.dest_valid) {
-      e.u64("dest_qp", qp.dest_qp);
-      if (qp.dest_node == UINT32_MAX) e.str("dest_node", "local");
-      else e.u64("dest_node", qp.dest_node);
+    {
+      auto e = env_.ctx.event(env_.path, "rdma_modify_qp");
+      e.u64("qp", c.qp_id).u64("state", c.to_state).hex("attr_mask", c.attr_mask);
+      if (qp.dest_valid) {
+        e.u64("dest_qp", qp.dest_qp);
+        if (qp.dest_node == UINT32_MAX) e.str("dest_node", "local");
+        else e.u64("dest_node", qp.dest_node);
+      }
     }
     done(0, 0);
   });

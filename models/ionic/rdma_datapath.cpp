@@ -164,9 +164,11 @@ void RdmaEngine::decide(WorkPtr w) {
   }
   StagedMemory memory(mrs_, std::move(staged), remote(qp), w->wqe.rkey, w->wqe.remote_va);
   const Decision d = path_->post_send(wr, env_.ctx.now_ps(), memory);
-  auto e = env_.ctx.event(env_.path, "rdma_p4");
-  e.u64("qp", w->qid).str("op", ionic_op_name(w->wqe.op)).str("action", action_name(d.action));
-  if (d.action == Action::kFail) e.str("reason", fail_reason_name(d.reason));
+  {
+    auto e = env_.ctx.event(env_.path, "rdma_p4");
+    e.u64("qp", w->qid).str("op", ionic_op_name(w->wqe.op)).str("action", action_name(d.action));
+    if (d.action == Action::kFail) e.str("reason", fail_reason_name(d.reason));
+  }
   switch (d.action) {
     case Action::kDispatch:
       return remote(qp) ? post_remote(w) : dispatch_local(w);
