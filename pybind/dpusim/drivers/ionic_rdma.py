@@ -292,8 +292,11 @@ class IonicRdma:
             buf = self.h.alloc(max(length, 1), 4096)
         if pages:
             n = (length + (buf & 0xFFF) + 4095) // 4096
-            table = self.h.alloc(8 * n, 64)
-            self.h.write(table, b"".join(struct.pack("<Q", (buf & ~0xFFF) + 4096 * i) for i in range(n)))
+            if n > 1:
+                table = self.h.alloc(8 * n, 64)
+                self.h.write(table, b"".join(struct.pack("<Q", (buf & ~0xFFF) + 4096 * i) for i in range(n)))
+            else:  # one page goes direct, at the first byte (ionic_pgtbl_dma)
+                table = buf
             va = 0x7F00_0000_0000 + mr_id * 0x1_0000_0000 + (buf & 0xFFF)
             body = struct.pack("<QQIIIIQHBBB", va, length, 0, key, 0, n, table, access, 1, 0, 12)
             mr = Mr(key, va, length, buf, table)
