@@ -424,6 +424,8 @@ class IonicRdma:
         cq = qp.send_cq
         for wr_id, _msn, _sig, op, _slot in flushed:
             cq.soft.append(WorkCompletion(wr_id, "WR_FLUSH_ERR", op, qp.id, time_ps=self.sim.now))
+        if flushed:
+            self.log("flush", qp=qp.id, wrs=len(flushed), status="WR_FLUSH_ERR")
         self._cq_event_soft(cq)
 
     def _cq_event_soft(self, cq):
