@@ -367,8 +367,9 @@ class IonicRdma:
 
     async def post_send(self, qp, op, sges=(), wr_id=0, signaled=True, remote_addr=0, rkey=0, imm=0,
                         compare=0, swap_add=0, inline=None, key=0, length=None):
-        """Posts one send work request (op by name) and rings the SQ doorbell."""
-        opc = OPS[op]
+        """Posts one send work request (op by name, or a raw opcode number) and rings the SQ
+        doorbell."""
+        opc = OPS[op] if isinstance(op, str) else int(op)
         slot = qp.sq_head % qp.sq_depth
         if qp.flushing:  # an errored QP: the provider flushes without the device
             qp.outstanding.append([wr_id, None, True, op, slot])
@@ -406,6 +407,19 @@ class IonicRdma:
         qp.outstanding.append([wr_id, msn, signaled, op, qp.sq_head])
         qp.sq_head = (qp.sq_head + 1) & 0xFFFF
         await self.doorbell(QTYPE_SQ, qp.id, qp.sq_head % qp.sq_depth)
+
+    async def post_reg_mr(self, qp, key, length, buf, access=ACCESS_ALL, wr_id=0, signaled=True):
+        """A REG_MR work request (ib_reg_mr_wr): binds `key` to `length` bytes at `buf`
+        (direct, the bus address as the virtual address)."""
+        slot = qp.sq_head % qp.sq_depth
+        wqe = (struct.pack("<QBB", qp.sq_head, OPS["REG_MR"], 0) + struct.pack(">HI", FLAG_SIG if signaled else 0, key)
+               + struct.pack(">QQHxxxxxxQIxxxB", buf, length, access, buf, 1, 12))
+        self.h.write(qp.sq_ring + slot * qp.sq_stride, wqe.ljust(qp.sq_stride, b"\0"))
+        qp.outstanding.append([wr_id, None, signaled, "REG_MR", qp.sq_head])
+        qp.sq_head = (qp.sq_head + 1) & 0xFFFF
+        self.mrs[key] = Mr(key, buf, length, buf)
+        await self.doorbell(QTYPE_SQ, qp.id, qp.sq_head % qp.sq_depth)
+        return self.mrs[key]
 
     async def post_recv(self, qp, sges, wr_id=0):
         slot = qp.rq_head % qp.rq_depth
