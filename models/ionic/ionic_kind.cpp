@@ -26,7 +26,7 @@ class IonicInstance : public platform::EndpointInstance {
   pcie::EndpointBase& endpoint() override { return *nic_; }
   net::NetEnd* network_port() override { return nic_; }
   net::MeshEnd* mesh_port() override { return &nic_->rdma(); }
-  void trace(sc_core::sc_trace_file* vcd) override { nic_->trace(vcd); }
+  void trace(sc_core::sc_trace_file* vcd) override { nic_->trace_signals(vcd); }
   void shutdown(const std::function<void(const std::function<bool()>&)>&) override { nic_->shutdown(); }
   uint64_t frames_in_flight() const override { return nic_->frames_in_flight(); }
 

@@ -193,7 +193,7 @@ uint64_t IonicNic::frames_in_flight() const {
   return n;
 }
 
-void IonicNic::trace(sc_trace_file* vcd) {
+void IonicNic::trace_signals(sc_trace_file* vcd) {
   const std::string n = name();
   sc_trace(vcd, trace_adminq_pending_, n + ".adminq_pending", 16);
   sc_trace(vcd, trace_tx_pending_, n + ".tx_pending", 16);

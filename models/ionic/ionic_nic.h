@@ -104,7 +104,7 @@ class IonicNic : private IonicFunction, public pcie::EndpointBase, public net::N
   std::string end_name() const override { return name(); }
 
   uint64_t frames_in_flight() const;
-  void trace(sc_core::sc_trace_file* vcd);
+  void trace_signals(sc_core::sc_trace_file* vcd);
   // The end of the run: the P4 stats line.
   void shutdown();
 

@@ -11,6 +11,7 @@
 #include "ionic/le_bytes.h"
 #include "ionic/rdma_engine.h"
 #include "ionic/rdma_p4_memory.h"
+#include "ionic/rdma_wire.h"
 #include "ionic/rdma_work.h"
 
 namespace dpusim::ionic {
@@ -112,6 +113,12 @@ void RdmaEngine::execute(uint32_t qid, const Wqe& wqe, uint64_t wqe_bus, std::fu
   w->next = std::move(next);
   if (wqe.inline_data()) w->src.push_back(Sge{wqe_bus + WQE_PAYLOAD, wqe.length, IONIC_DMA_LKEY});
   else w->src = wqe.sgl;
+  // No message is larger than the mesh carries, local or not: checked before anything is read.
+  const uint64_t size = sends_data(wqe.op) ? sgl_total(w->src) : wqe.op == IONIC_V1_OP_RDMA_READ ? wqe.length : 0;
+  if (size > IONIC_WIRE_MAX_PAYLOAD) {
+    env_.ctx.event(env_.path, "rdma_wqe_too_long").u64("qp", qid).u64("bytes", size);
+    return finish(w, IONIC_STS_LOCAL_LEN_ERR);
+  }
   after_checks(w);
 }
 

@@ -20,7 +20,8 @@
 //    doorbells (qtype 7) advance the receive producer by the 16-bit delta.
 //  - work requests (rdma_datapath.cpp): SEND, SEND_IMM, SEND_INV, RDMA_WRITE, RDMA_WRITE_IMM,
 //    RDMA_READ, ATOMIC_CS, ATOMIC_FA, REG_MR and LOCAL_INV with rocm-ernic's completion rules;
-//    every byte moved by DMA through the function's requester. With a P4 program that declares
+//    every byte moved by DMA through the function's requester. A message larger than the mesh
+//    carries (16 MiB less its header) completes LOCAL_LEN_ERR before anything is read. With a P4 program that declares
 //    rdma_metadata loaded, every send work request runs the RDMA decision path (p4/rdma) after
 //    its own memory checks and before dispatch.
 //  - the mesh (rdma_remote.cpp): a QP whose destination is another node sends its operations

@@ -6,7 +6,7 @@ import struct
 
 from dpusim.drivers.ionic import IonicError, cmd_bytes
 from dpusim.drivers.ionic_rdma import (ADMIN, CQE_BYTES, IONIC_CMD_RDMA_CREATE_ADMINQ, IONIC_CMD_RDMA_CREATE_CQ,
-                                       IONIC_CMD_RDMA_CREATE_EQ, IonicRdma)
+                                       IONIC_CMD_RDMA_CREATE_EQ, IonicRdma, Sge)
 from dpusim.testing import run_ok
 from dpusim.units import us
 from ionic_util import bring_up, ionic_platform
@@ -136,6 +136,11 @@ def test_completion_statuses_on_one_nic():
         await r.post_send(qp7, "RDMA_WRITE", [src.sge(128, 32)], wr_id=70, remote_addr=dst.addr, rkey=dst.rkey)
         out["gather lost"] = statuses(await r.wait(cq, 1, timeout_ps=1_000_000_000_000))
         sim.faults.remove(rule)
+        # A message over 16 MiB (less the mesh header) fails before anything is read.
+        qp8 = await r.create_qp(cq, cq)
+        await r.connect(qp8, qp8.id)
+        await r.post_send(qp8, "SEND", [Sge(src.buf, 8 << 20, 0), Sge(src.buf, 8 << 20, 0)], wr_id=80)
+        out["over 16 MiB"] = statuses(await r.wait(cq, 1))
         return out, sim.host.read(dst.buf, 64) == bytes(range(64))
 
     out, landed = run_ok(scenario, ionic_platform({})).result
@@ -143,7 +148,8 @@ def test_completion_statuses_on_one_nic():
     assert out == {"write": [(0, "OK")], "bad rkey": [(1, "REMOTE_ACC_ERR")],
                    "past the region": [(2, "REMOTE_ACC_ERR")], "bad lkey": [(3, "LOCAL_PROT_ERR")],
                    "unknown opcode": [(4, "LOCAL_QP_OPER_ERR")],
-                   "short receive": [(60, "LOCAL_LEN_ERR"), (61, "OK")], "gather lost": [(70, "LOCAL_ACC_ERR")]}
+                   "short receive": [(60, "LOCAL_LEN_ERR"), (61, "OK")], "gather lost": [(70, "LOCAL_ACC_ERR")],
+                   "over 16 MiB": [(80, "LOCAL_LEN_ERR")]}
 
 
 def test_cq_colour_flips_per_wrap_and_msn_runs_from_one():
