@@ -369,11 +369,28 @@ class IonicRdma:
                         compare=0, swap_add=0, inline=None, key=0, length=None):
         """Posts one send work request (op by name, or a raw opcode number) and rings the SQ
         doorbell."""
+        await self.post_send_list(qp, [dict(op=op, sges=sges, wr_id=wr_id, signaled=signaled,
+                                            remote_addr=remote_addr, rkey=rkey, imm=imm, compare=compare,
+                                            swap_add=swap_add, inline=inline, key=key, length=length)])
+
+    async def post_send_list(self, qp, wrs):
+        """Posts a list of send work requests (each a dict of post_send's arguments) and rings
+        the SQ doorbell once, as ibv_post_send does with a chain of WRs."""
+        rung = False
+        for wr in wrs:
+            rung |= self._write_send(qp, **wr)
+        if rung:
+            await self.doorbell(QTYPE_SQ, qp.id, qp.sq_head % qp.sq_depth)
+
+    def _write_send(self, qp, op, sges=(), wr_id=0, signaled=True, remote_addr=0, rkey=0, imm=0, compare=0,
+                    swap_add=0, inline=None, key=0, length=None):
+        """Writes one WQE into the SQ; False when the QP is flushing (the provider completes it)."""
         opc = OPS[op] if isinstance(op, str) else int(op)
         slot = qp.sq_head % qp.sq_depth
         if qp.flushing:  # an errored QP: the provider flushes without the device
             qp.outstanding.append([wr_id, None, True, op, slot])
-            return self._flush(qp)
+            self._flush(qp)
+            return False
         flags = FLAG_SIG if signaled else 0
         total = sum(sg.length for sg in sges) if length is None else length
         body = b""
@@ -406,7 +423,7 @@ class IonicRdma:
             msn = qp.msn
         qp.outstanding.append([wr_id, msn, signaled, op, qp.sq_head])
         qp.sq_head = (qp.sq_head + 1) & 0xFFFF
-        await self.doorbell(QTYPE_SQ, qp.id, qp.sq_head % qp.sq_depth)
+        return True
 
     async def post_reg_mr(self, qp, key, length, buf, access=ACCESS_ALL, wr_id=0, signaled=True):
         """A REG_MR work request (ib_reg_mr_wr): binds `key` to `length` bytes at `buf`
