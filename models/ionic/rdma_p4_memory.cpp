@@ -15,8 +15,12 @@ StagedMemory::StagedMemory(const MrTable& mrs, std::vector<Staged> staged, bool 
   peer_.length = UINT64_MAX - peer_va;
 }
 
-const p4::rdma::MemoryRegion* StagedMemory::find(uint32_t key) const {
+const p4::rdma::MemoryRegion* StagedMemory::find_rkey(uint32_t key) const {
   if (has_peer_ && key == peer_.key) return &peer_;
+  return find(key);
+}
+
+const p4::rdma::MemoryRegion* StagedMemory::find(uint32_t key) const {
   auto it = seen_.find(key);
   if (it != seen_.end()) return &it->second;
   p4::rdma::MemoryRegion r;

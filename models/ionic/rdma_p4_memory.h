@@ -4,7 +4,8 @@
 // and the path reads them from here; what the fp8 unit writes is recorded and written by DMA
 // once the decision is in. Keys resolve through the device's region table; lkey 0 names bus
 // addresses; the rkey of a work request whose QP points at another node is that node's, and
-// reads as a peer's region (which the path refuses for the compute shapes).
+// reads as a peer's region (which the path refuses for the compute shapes) even when the same
+// number is one of this node's own keys.
 #pragma once
 
 #include <cstdint>
@@ -33,6 +34,7 @@ class StagedMemory : public p4::rdma::RdmaMemory {
                uint64_t peer_va);
 
   const p4::rdma::MemoryRegion* find(uint32_t key) const override;
+  const p4::rdma::MemoryRegion* find_rkey(uint32_t key) const override;
   bool read(const p4::rdma::MemoryRegion& region, uint64_t addr, uint8_t* data, size_t len) override;
   bool write(const p4::rdma::MemoryRegion& region, uint64_t addr, const uint8_t* data, size_t len) override;
   const std::vector<Write>& writes() const { return writes_; }

@@ -14,10 +14,13 @@ def program(name):
     return os.path.join(P4_DATA, name)
 
 
-def ionic_platform(*slots, wires=(), cpus=1, timing=None):
-    """A platform of ionic slots (each a dict of slot options, {} for the defaults)."""
+def ionic_platform(*slots, wires=(), cpus=1, timing=None, mesh=False):
+    """A platform of ionic slots (each a dict of slot options, {} for the defaults); with
+    mesh=True every slot is on the RDMA mesh."""
     doc = {"host": {"cpus": cpus}, "topology": {"slots": [dict(kind="ionic", **s) for s in slots]},
            "wires": [{"a": a, "b": b} for a, b in wires]}
+    if mesh:
+        doc["mesh"] = [f"ep{i}" for i in range(len(slots))]
     if timing:
         doc["timing"] = timing
     return doc

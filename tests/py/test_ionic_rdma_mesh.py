@@ -14,9 +14,7 @@ from ionic_util import bring_up, ionic_platform
 
 
 def mesh_platform(n=2):
-    doc = ionic_platform(*({} for _ in range(n)))
-    doc["mesh"] = [f"ep{i}" for i in range(n)]
-    return doc
+    return ionic_platform(*({} for _ in range(n)), mesh=True)
 
 
 async def two_nodes(sim, sq_depth=64, cq_depth=64):
