@@ -235,6 +235,7 @@ void RdmaEngine::admin_create_qp(const Bytes& body, uint16_t len, AdminDone done
         return done(0, 0);
       }
       Qp qp;
+      qp.gen = ++qp_gen_;
       qp.type = c.type;
       qp.gsi = c.qp_id == IONIC_GSI_QPID;
       qp.sq = sq;

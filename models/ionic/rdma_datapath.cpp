@@ -45,6 +45,11 @@ uint8_t recv_op_of(uint8_t op) {
 
 // ---- The send queue -----------------------------------------------------------------------
 
+RdmaEngine::Qp* RdmaEngine::live_qp(uint32_t qid, uint64_t gen) {
+  auto it = qps_.find(qid);
+  return it == qps_.end() || it->second.gen != gen ? nullptr : &it->second;
+}
+
 void RdmaEngine::sq_next(uint32_t qid) {
   auto it = qps_.find(qid);
   if (it == qps_.end()) return;
@@ -53,16 +58,18 @@ void RdmaEngine::sq_next(uint32_t qid) {
     qp.busy = false;
     return;
   }
-  env_.later.at(env_.ctx.ps(timing::rdma_wqe_ps), [this, qid] {
-    auto it = qps_.find(qid);
-    if (it == qps_.end()) return;
-    Qp& qp = it->second;
+  // The chain of this QP's work stops where the QP it started on is gone.
+  const uint64_t gen = qp.gen;
+  env_.later.at(env_.ctx.ps(timing::rdma_wqe_ps), [this, qid, gen] {
+    Qp* q = live_qp(qid, gen);
+    if (!q) return;
+    Qp& qp = *q;
     const uint32_t stride = std::min<uint32_t>(1u << qp.sq_stride_log2, 256);
     std::vector<BusRun> runs;
-    auto next = [this, qid] {
-      auto it = qps_.find(qid);
-      if (it == qps_.end()) return;
-      ++it->second.sq_cons;
+    auto next = [this, qid, gen] {
+      Qp* q = live_qp(qid, gen);
+      if (!q) return;
+      ++q->sq_cons;
       sq_next(qid);
     };
     if (!buf_runs(qp.sq, uint64_t(qp.sq_cons % qp.sq_depth) << qp.sq_stride_log2, stride, &runs)) {
@@ -70,18 +77,19 @@ void RdmaEngine::sq_next(uint32_t qid) {
       return next();
     }
     const uint64_t wqe_bus = runs[0].addr;
-    dma_gather(env_.dma, std::move(runs), [this, qid, stride, wqe_bus, next](Bytes bytes, bool ok) {
+    dma_gather(env_.dma, std::move(runs), [this, qid, gen, stride, wqe_bus, next](Bytes bytes, bool ok) {
+      if (!live_qp(qid, gen)) return;
       if (!ok) {
         env_.ctx.event(env_.path, "rdma_wqe_lost").u64("qp", qid).str("reason", "WQE read failed");
         return next();
       }
-      execute(qid, decode_wqe(bytes.data(), stride), wqe_bus, next);
+      execute(qid, gen, decode_wqe(bytes.data(), stride), wqe_bus, next);
     });
   });
 }
 
-void RdmaEngine::execute(uint32_t qid, const Wqe& wqe, uint64_t wqe_bus, std::function<void()> next) {
-  Qp& qp = qps_.at(qid);
+void RdmaEngine::execute(uint32_t qid, uint64_t gen, const Wqe& wqe, uint64_t wqe_bus, std::function<void()> next) {
+  Qp& qp = *live_qp(qid, gen);  // the caller checked
   ++counters_.wqes;
   env_.ctx.event(env_.path, "rdma_wqe").u64("qp", qid).str("op", ionic_op_name(wqe.op)).u64("wqe_id", wqe.id)
       .boolean("signaled", wqe.signaled());
@@ -98,16 +106,16 @@ void RdmaEngine::execute(uint32_t qid, const Wqe& wqe, uint64_t wqe_bus, std::fu
       return next();
     }
     mrs_.drop_rotations(wqe.imm_key);
-    return load_buf(wqe.mr_buf, wqe.mr_va, [this, qid, wqe, next](bool ok, GuestBuf buf, std::string why) {
+    return load_buf(wqe.mr_buf, wqe.mr_va, [this, qid, gen, wqe, next](bool ok, GuestBuf buf, std::string why) {
       if (ok) mrs_.put(MemRegion{wqe.imm_key, wqe.mr_va, wqe.mr_length, 0x0fff, std::move(buf)});
       else env_.ctx.event(env_.path, "rdma_mr_refused").hex("key", wqe.imm_key).str("reason", why);
-      auto it = qps_.find(qid);
-      if (it != qps_.end()) post_npg(it->second.sq_cq, qid, wqe.id, IONIC_STS_OK);
+      if (Qp* q = live_qp(qid, gen)) post_npg(q->sq_cq, qid, wqe.id, IONIC_STS_OK);
       next();
     });
   }
   auto w = std::make_shared<Work>();
   w->qid = qid;
+  w->gen = gen;
   w->wqe = wqe;
   w->wqe_bus = wqe_bus;
   w->next = std::move(next);
@@ -123,8 +131,7 @@ void RdmaEngine::execute(uint32_t qid, const Wqe& wqe, uint64_t wqe_bus, std::fu
 }
 
 void RdmaEngine::finish(WorkPtr w, uint8_t status) {
-  auto it = qps_.find(w->qid);
-  if (it != qps_.end()) post_send_completion(it->second, w->qid, w->wqe, status);
+  if (Qp* qp = live_qp(w->qid, w->gen)) post_send_completion(*qp, w->qid, w->wqe, status);
   w->next();
 }
 
@@ -153,9 +160,9 @@ void RdmaEngine::after_checks(WorkPtr w) {
 
 // The P4 RDMA path's say, for a program that declares rdma_metadata.
 void RdmaEngine::decide(WorkPtr w) {
-  auto it = qps_.find(w->qid);
-  if (it == qps_.end()) return w->next();
-  const Qp& qp = it->second;
+  const Qp* live = live_qp(w->qid, w->gen);
+  if (!live) return;  // the QP is gone, and its chain of work with it
+  const Qp& qp = *live;
   if (!path_->has_rdma_program()) return remote(qp) ? post_remote(w) : dispatch_local(w);
   SendWr wr;
   wr.opcode = w->wqe.op;
@@ -200,7 +207,7 @@ void RdmaEngine::decide(WorkPtr w) {
 
 void RdmaEngine::dispatch_local(WorkPtr w) {
   const Wqe& q = w->wqe;
-  const Qp& qp = qps_.at(w->qid);
+  const Qp& qp = *live_qp(w->qid, w->gen);  // decide() checked
   switch (q.op) {
     case IONIC_V1_OP_SEND:
     case IONIC_V1_OP_SEND_IMM:

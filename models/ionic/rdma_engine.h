@@ -113,6 +113,7 @@ class RdmaEngine : public net::MeshEnd {
   struct Inbound;  // a mesh request waiting for a receive (rdma_remote.cpp)
   struct Qp {
     uint8_t type = IONIC_QPT_RC;
+    uint64_t gen = 0;  // which creation of this id: work in flight for an older one stops
     bool gsi = false;
     GuestBuf sq, rq;
     uint32_t sq_depth = 1, rq_depth = 1;
@@ -171,8 +172,10 @@ class RdmaEngine : public net::MeshEnd {
   void cq_doorbell(uint32_t qid, uint8_t ring, uint16_t p_index);
   void fire(uint32_t cq_id, Cq& cq);
   // rdma_datapath.cpp: send queues and local operations.
+  // The QP of `qid` if it is still the creation `gen` (null once destroyed, reset or re-created).
+  Qp* live_qp(uint32_t qid, uint64_t gen);
   void sq_next(uint32_t qid);
-  void execute(uint32_t qid, const Wqe& wqe, uint64_t wqe_bus, std::function<void()> next);
+  void execute(uint32_t qid, uint64_t gen, const Wqe& wqe, uint64_t wqe_bus, std::function<void()> next);
   void after_checks(WorkPtr w);
   void decide(WorkPtr w);
   void dispatch_local(WorkPtr w);
@@ -203,6 +206,7 @@ class RdmaEngine : public net::MeshEnd {
   struct Pending;
   std::map<uint32_t, std::shared_ptr<Pending>> pending_;
   uint32_t next_req_ = 0;
+  uint64_t qp_gen_ = 0;
 };
 
 }  // namespace dpusim::ionic

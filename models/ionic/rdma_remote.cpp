@@ -77,7 +77,7 @@ bool RdmaEngine::remote(const Qp& qp) const {
 // ---- The requester --------------------------------------------------------------------------
 
 void RdmaEngine::post_remote(WorkPtr w) {
-  Qp& qp = qps_.at(w->qid);
+  Qp& qp = *live_qp(w->qid, w->gen);  // decide() checked
   const Wqe& q = w->wqe;
   WireHdr h;
   h.src_qp = w->qid;
@@ -87,6 +87,7 @@ void RdmaEngine::post_remote(WorkPtr w) {
   size_t payload_len = 0;
   auto p = std::make_shared<Pending>();
   p->qp = w->qid;
+  p->gen = w->gen;
   p->wqe = q;
   switch (q.op) {
     case IONIC_V1_OP_SEND: h.op = IONIC_WIRE_SEND; break;
@@ -152,12 +153,12 @@ void RdmaEngine::post_remote(WorkPtr w) {
     auto pend = it->second;
     pending_.erase(it);
     trace_pending = uint32_t(pending_.size());
-    auto q = qps_.find(pend->qp);
-    if (q == qps_.end()) return;
+    const Qp* q = live_qp(pend->qp, pend->gen);
+    if (!q) return;
     env_.ctx.event(env_.path, "rdma_wc").u64("qp", pend->qp).str("op", ionic_op_name(pend->wqe.op))
         .u64("wqe_id", pend->wqe.id).str("status", ionic_wc_status_name(IONIC_STS_RETRY_EXCEEDED));
-    if (pend->use_msn) post_msn(q->second.sq_cq, pend->qp, pend->msn, IONIC_STS_RETRY_EXCEEDED);
-    else post_npg(q->second.sq_cq, pend->qp, pend->wqe.id, IONIC_STS_RETRY_EXCEEDED);
+    if (pend->use_msn) post_msn(q->sq_cq, pend->qp, pend->msn, IONIC_STS_RETRY_EXCEEDED);
+    else post_npg(q->sq_cq, pend->qp, pend->wqe.id, IONIC_STS_RETRY_EXCEEDED);
   });
   w->next();  // the send queue goes on; the completion waits for the answer
 }
@@ -194,12 +195,12 @@ void RdmaEngine::handle_message(unsigned src, const Bytes& msg) {
       counters_.bytes_moved += want;
       if (want < p->length) status = IONIC_STS_LOCAL_PROT_ERR;
     }
-    auto q = qps_.find(p->qp);
-    if (q == qps_.end()) return;
+    const Qp* q = live_qp(p->qp, p->gen);
+    if (!q) return;
     env_.ctx.event(env_.path, "rdma_wc").u64("qp", p->qp).str("op", ionic_op_name(p->wqe.op)).u64("wqe_id", p->wqe.id)
         .str("status", ionic_wc_status_name(status));
-    if (p->use_msn) post_msn(q->second.sq_cq, p->qp, p->msn, status);
-    else if (p->wqe.signaled() || status != IONIC_STS_OK) post_npg(q->second.sq_cq, p->qp, p->wqe.id, status);
+    if (p->use_msn) post_msn(q->sq_cq, p->qp, p->msn, status);
+    else if (p->wqe.signaled() || status != IONIC_STS_OK) post_npg(q->sq_cq, p->qp, p->wqe.id, status);
     return;
   }
   auto in = std::make_shared<Inbound>();

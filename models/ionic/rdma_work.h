@@ -16,6 +16,7 @@ namespace dpusim::ionic {
 // A work request being executed, with what its stages found.
 struct RdmaEngine::Work {
   uint32_t qid = 0;
+  uint64_t gen = 0;                             // the QP's creation (live_qp)
   Wqe wqe;
   uint64_t wqe_bus = 0;
   std::function<void()> next;                   // on to the send queue's next WQE
@@ -37,6 +38,7 @@ struct RdmaEngine::Inbound {
 struct RdmaEngine::Pending {
   uint32_t req_id = 0;
   uint32_t qp = 0;
+  uint64_t gen = 0;  // the QP's creation
   Wqe wqe;
   uint32_t msn = 0;
   bool use_msn = false;

@@ -63,3 +63,12 @@ def test_guest_fuzz_ionic(first):
         assert kinds <= {"dma_outside_memory", "completion_timeout"}, (seed, kinds)
         assert len(res.events("devcmd", path="ep0")) > 14   # the fuzzer's own commands ran
         assert len(res.events("rdma_wqe", path="ep0")) + len(res.events("rdma_admin", path="ep0")) > 10
+
+
+@pytest.mark.parametrize("seed", [497, 503])
+def test_guest_fuzz_ionic_regressions(seed):
+    """Seeds of a sweep that once crashed the device: work in flight on a QP the guest
+    destroyed (or reset) and re-created."""
+    fn, platform = load_scenario(os.path.join(ROOT, "scenarios", "guest_fuzz_ionic.py"))
+    res = run(fn, platform, seed=seed)
+    assert res.ok, res.describe()
