@@ -10,8 +10,9 @@ requests, doorbells and interrupts against the emulated NIC (models/ionic/rdma_e
   the CQs they name, then re-arms with credits.
   verbs: create_cq, create_qp (RC or UD; qpid 1 is GSI), reg_mr (direct, or by a page table
   with pages=True), modify_qp to INIT, RTR (the destination QP and a RoCE header template whose
-  IPv4 destination is the peer's address on the mesh) and RTS, post_send, post_recv, poll_cq,
-  req_notify_cq and wait (an event), destroy_*, query_qp.
+  IPv4 destination is the peer's address on the mesh) and RTS, post_send, post_send_list (a
+  chain with one doorbell), post_reg_mr, post_recv, poll_cq, req_notify_cq and wait (an event),
+  destroy_*, query_qp.
 
 Work completions carry the device's status names (OK, LOCAL_LEN_ERR, LOCAL_QP_OPER_ERR,
 LOCAL_PROT_ERR, LOCAL_ACC_ERR, REMOTE_ACC_ERR, RETRY_EXCEEDED, RNR_RETRY_EXCEEDED). After an
