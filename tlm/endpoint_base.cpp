@@ -24,6 +24,11 @@ EndpointBase::EndpointBase(sc_module_name name, SimContext& ctx, Function& fn, c
   port.set_invalidate_handler([this](uint64_t start, uint64_t end) { dma_.invalidate_dmi(start, end); });
 }
 
+void EndpointBase::check_fidelity(Fidelity f) const {
+  if (f == Fidelity::Lt && lt_refusal())
+    throw std::invalid_argument(std::string(name()) + " has no lt fidelity: " + lt_refusal());
+}
+
 
 void EndpointBase::add_region(BarRegion r) {
   for (const BarRegion& o : regions_)

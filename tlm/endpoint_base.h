@@ -66,8 +66,16 @@ class EndpointBase : public sc_core::sc_module {
   Function& function() { return fn_; }
   const Function& function() const { return fn_; }
   Requester& dma() { return dma_; }
-  void set_fidelity(Fidelity f) { dma_.set_fidelity(f); }
+  // Throws std::invalid_argument naming the device when `f` is lt and it has no lt mode.
+  void check_fidelity(Fidelity f) const;
+  void set_fidelity(Fidelity f) {
+    check_fidelity(f);
+    dma_.set_fidelity(f);
+  }
   Fidelity fidelity() const { return dma_.fidelity(); }
+  // Why the device has no loosely timed mode (its work after a DMA completion is not written to
+  // run at the device's local time, as after() does), or null when it has one.
+  virtual const char* lt_refusal() const { return nullptr; }
   // Runs `fn` after `delay` of the device's own time: on its quantum keeper at its local time in
   // lt mode (at once, nested, when due within the quantum and the device allows nesting), on
   // `later_` in tlp mode. A device's delays inside DMA completions go through here.

@@ -64,6 +64,7 @@ class IonicConfig : public platform::EndpointConfig {
     if (options_.scope != P4Scope::kNone) d += std::string(" scope=") + p4_scope_name(options_.scope);
     return d;
   }
+  const char* lt_refusal() const override { return IonicNic::kNoLtMode; }
 
  private:
   NicOptions options_;

@@ -167,6 +167,8 @@ guest::GuestNet& Platform::guest_net(uint64_t id) {
 
 void Platform::set_fidelity(pcie::Fidelity f, const std::string& path) {
   if (path.empty()) {
+    // All or none: an endpoint without the mode refuses before any is switched.
+    for (pcie::EndpointBase* ep : endpoint_bases()) ep->check_fidelity(f);
     for (pcie::EndpointBase* ep : endpoint_bases()) ep->set_fidelity(f);
     return;
   }

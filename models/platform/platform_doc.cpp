@@ -301,6 +301,11 @@ PlatformSpec parse_platform_doc(const std::string& text, const DocContext& doc_c
     } catch (const std::invalid_argument& e) {
       throw DocError("$.fidelity", e.what());
     }
+    if (spec.fidelity == pcie::Fidelity::Lt)
+      for (size_t i = 0; i < spec.slots.size(); ++i)
+        if (spec.slots[i] && spec.slots[i]->config->lt_refusal())
+          throw DocError("$.fidelity", "slot " + std::to_string(i) + " (" + spec.slots[i]->config->describe() +
+                                           "): " + spec.slots[i]->config->lt_refusal());
   }
   return spec;
 }
