@@ -24,7 +24,7 @@ def scenario_with_log(name, level):
 
 @pytest.mark.parametrize("name, dropped", [
     ("ionic_bringup.py", ("tx_frame", "rx_frame", "frame", "tlp")),
-    ("rdma_pingpong.py", ("rdma_wqe", "rdma_wc", "rdma_recv", "rdma_p4", "mesh_msg", "tlp")),
+    ("rdma_pingpong.py", ("rdma_wqe", "rdma_wc", "rdma_recv", "mesh_msg", "tlp")),
 ])
 def test_summary_leaves_out_the_ionic_datapath_events(name, dropped):
     fn, doc = scenario_with_log(name, "all")
