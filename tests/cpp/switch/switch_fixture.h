@@ -14,6 +14,7 @@
 #include "../support/device_stub.h"
 #include "../support/event_record.h"
 #include "../support/host_side.h"
+#include "../support/kernel.h"
 #include "switch/pcie_switch.h"
 #include "tlm/pci_regs.h"
 
@@ -44,7 +45,7 @@ class SwitchBench {
   std::vector<std::unique_ptr<DeviceStub>> devices;
 
   static uint64_t now() { return pcie::SimContext::now_ps(); }
-  void run_for(uint64_t ps) { sc_core::sc_start(sc_core::sc_time::from_value(ps)); }
+  void run_for(uint64_t ps) { dpusim::testing::run_for(ctx, ps); }
   pcie::Link& link(unsigned i) { return *links_[i]; }
   static uint16_t dsp_bdf(unsigned i) { return uint16_t(0x0100 | i << 3); }
   // Port i's window: 1 MiB at 0xC0000000 + i MiB.

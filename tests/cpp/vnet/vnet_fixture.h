@@ -21,6 +21,7 @@
 
 #include "../support/event_record.h"
 #include "../support/host_side.h"
+#include "../support/kernel.h"
 #include "tlm/pci_regs.h"
 #include "tlm/timed_queue.h"
 #include "vnet/bridge_image.h"
@@ -56,10 +57,10 @@ class VnetBench {
 
   static uint64_t now() { return pcie::SimContext::now_ps(); }
   uint64_t param(const pcie::TimingParam& p) const { return ctx.timing.get(p); }
-  void run_for(uint64_t ps) { sc_core::sc_start(sc_core::sc_time::from_value(ps)); }
+  void run_for(uint64_t ps) { dpusim::testing::run_for(ctx, ps); }
   void run_to(uint64_t abs_ps) { run_for(abs_ps - now()); }
   // Runs until nothing is left to happen.
-  void settle() { sc_core::sc_start(); }
+  void settle() { dpusim::testing::settle(ctx); }
   // Calls `fn` at absolute simulated time `abs_ps` (not before now).
   void at(uint64_t abs_ps, std::function<void()> fn) { drive.at(sc_core::sc_time::from_value(abs_ps - now()), std::move(fn)); }
 
