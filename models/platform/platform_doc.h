@@ -39,7 +39,7 @@ struct PlatformSpec {
   std::string family_name;
   std::shared_ptr<const FamilyConfig> family;
   std::vector<WireSpec> wires;
-  std::vector<std::pair<std::string, uint64_t>> timing;  // overrides, in document order
+  std::vector<std::pair<std::string, uint64_t>> timing;  // overrides, in name order (a JSON object's)
   bool vcd = true;
 };
 
