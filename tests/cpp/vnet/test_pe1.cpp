@@ -72,6 +72,18 @@ TEST(Pe1, ConfigRequestsFollowTheBdfCacheAndTheSlowPath) {
   EXPECT_EQ(b.events.line_level("VNet pf_index=0: first probed at 02:00.0 (transient)"), "debug");
 }
 
+TEST(Pe1, SubordinateRangesAreNeverChecked) {
+  VnetBench b(2, 0);
+  b.enumerate();
+  b.host.cfg_write(VnetBench::dsp_bdf(1), 0x18, 4, 0x00050301);  // DSP1: buses 3..5
+  const Op below = b.host.cfg_read(0x0400, 0x00);                 // a PCIe switch would forward it
+  const Op ep1 = b.host.cfg_read(0x0300, 0x00);
+  b.run_for(kMs);
+  EXPECT_EQ(below->result.outcome, pcie::Outcome::UR);
+  EXPECT_EQ(ep1->value(), 0x10411af4u);
+  EXPECT_EQ(b.events.line_count("DSP[1] bus config: P=01 S=03 Sub=05 (was: S=03 Sub=03)"), 1u);
+}
+
 TEST(Pe1, RenumberingADspInvalidatesItsEndpointsCacheEntryAndRebindsTheBdf) {
   VnetBench b(2, 0);
   b.enumerate();
@@ -102,6 +114,8 @@ TEST(Pe1, TheDummyAnswersUrAndCompletesAPostedUrInternally) {
   const size_t before = b.host.received.size(), m = b.events.mark();
   const Op cfg = b.host.raw(config0(Type::CfgRd0, 0x0018));  // 00:03.0: nothing
   const Op rd = b.host.mem_read(0x1000, 4);                   // no BAR claims it
+  const Op wide = b.host.mem_read(0x1000, 8);
+  const Op narrow = b.host.mem_read(0x1003, 1);
   b.host.mem_write32(0x1000, 0xdeadbeef);                     // posted
   const Op io = b.host.raw(request(Type::IORd, 0x100, 1));    // I/O: INVALID, the dummy
   tlp::Header msg;
@@ -111,21 +125,21 @@ TEST(Pe1, TheDummyAnswersUrAndCompletesAPostedUrInternally) {
   b.host.raw(msg);
   b.run_for(kMs);
 
-  for (const Op& op : {cfg, rd, io}) EXPECT_EQ(op->result.outcome, pcie::Outcome::UR);
-  // Three completions for three non-posted requests; the posted write and message get none.
+  for (const Op& op : {cfg, rd, wide, narrow, io}) EXPECT_EQ(op->result.outcome, pcie::Outcome::UR);
+  // Five completions for five non-posted requests; the posted write and message get none.
   const std::vector<Captured> cpl(b.host.received.begin() + std::ptrdiff_t(before), b.host.received.end());
-  ASSERT_EQ(cpl.size(), 3u);
+  ASSERT_EQ(cpl.size(), 5u);
   // A config UR carries the request's target as completer; a memory or I/O UR the dummy's
-  // last recorded BDF (never bits of the address).
+  // last recorded BDF (never bits of the address). Whatever was asked, the byte count is 4.
   for (const Captured& c : cpl) {
     EXPECT_EQ(c.h.type, Type::Cpl);
     EXPECT_EQ(c.h.status, tlp::CplStatus::UR);
     EXPECT_EQ(c.h.completer_id, 0x0018);
+    EXPECT_EQ(c.h.byte_count, 4);
   }
-  EXPECT_EQ(cpl[1].h.byte_count, 4);
   const auto ur = b.events.find("unsupported_request", {{"path", "switch.dummy"}}, m);
-  ASSERT_EQ(ur.size(), 5u);
-  const std::vector<std::string> types{"CfgRd0", "MRd", "MWr", "IORd", "Msg"};
+  ASSERT_EQ(ur.size(), 7u);
+  const std::vector<std::string> types{"CfgRd0", "MRd", "MRd", "MRd", "MWr", "IORd", "Msg"};
   for (size_t k = 0; k < types.size(); ++k) EXPECT_EQ(ur[k]["type"], types[k]);
   const auto internal = b.events.find("posted_ur_completed_internally", {{"path", "switch.dummy"}}, m);
   ASSERT_EQ(internal.size(), 2u);

@@ -105,6 +105,11 @@ TEST(Slots, PlugAndUnplugItemsAndEachRejection) {
   b.slot_control(0, kHpie | kPowerOff);
   b.slot_control(1, kHpie | kPowerOff);
   b.run_for(kMs);
+  // A DSP index past the last (the command line checks it first; the item checks it again).
+  ASSERT_TRUE(b.app.submit_work(vnet::WorkType::HOTPLUG_EVENT, -1, 5, 1));
+  b.run_for(kSec);
+  EXPECT_EQ(b.events.line_count("Invalid DSP index: 5 (max: 1)"), 1u);
+  EXPECT_EQ(b.events.line_count("Async hotplug failed: DOCA_ERROR_INVALID_VALUE"), 1u);
   EXPECT_EQ(outcome("unplug 1"), "NOT_FOUND");
   EXPECT_EQ(b.events.line_count("DSP[1] has no device, cannot unplug"), 1u);
   EXPECT_EQ(outcome("plug 0"), "OK");
