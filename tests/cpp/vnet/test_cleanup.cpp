@@ -23,9 +23,7 @@ std::vector<std::pair<std::string, uint64_t>> worker_lines(EventRecord& ev, size
 
 TEST(Cleanup, TheStepsRunInOrderEachAfterItsCost) {
   VnetBench b(1, 0);
-  b.enumerate();
-  b.bring_up(0);
-  b.settle();
+  b.probe();
   ASSERT_TRUE(b.ctl(0).stats_list && b.ctl(0).counters && b.ctl(0).io_ctx_started);
   const size_t m = b.events.mark();
   const uint64_t s = b.now() + b.param(worker_wakeup_ps);
@@ -116,9 +114,7 @@ TEST(Cleanup, TheFullTeardownDestroysTheConfigMsixAndTheEngineInStep6) {
 
 TEST(Cleanup, ItsEndQueuesTheHoldReleaseAndRunsADeferredFeaturesOk) {
   VnetBench b(1, 0);
-  b.enumerate();
-  b.bring_up(0);
-  b.settle();
+  b.probe();
   b.status(0, 0);  // reset: held at 0x40, the cleanup queued
   b.run_for(kUs);
   ASSERT_EQ(b.dev(0).reset_status_state, vnet::ResetStatusState::HELD);

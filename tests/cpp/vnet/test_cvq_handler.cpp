@@ -13,11 +13,7 @@ using namespace dpusim::vnet::timing;
 namespace {
 
 struct CvqBench : VnetBench {
-  CvqBench() : VnetBench(1, 0) {
-    enumerate();
-    bring_up(0);
-    settle();
-  }
+  CvqBench() : VnetBench(1, 0) { probe(); }
   // The time the ack byte at `ack` is written by the device (the driver's poll sees it then).
   uint64_t ack_time(uint64_t ack) { return acks_.at(ack); }
   uint64_t send(uint8_t cls, uint8_t cmd, const std::vector<uint8_t>& data) {

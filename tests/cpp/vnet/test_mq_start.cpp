@@ -16,18 +16,21 @@ uint64_t qp_cost(const VnetBench& b) {
   return 2 * (b.param(work_vq_set_conf_ps) + b.param(work_vq_start_ps)) + b.param(mq_qp_yield_ps);
 }
 
-VnetBench& brought_up(VnetBench& b) {
-  b.enumerate();
-  b.bring_up(0);
+// Starts QPs old_qps..new_qps-1 of EP0 and sets the device's cancel flag 10 ms in, as a device
+// reset does; runs until all is done and returns the time of the start.
+uint64_t start_then_cancel(VnetBench& b, unsigned old_qps, unsigned new_qps) {
+  const uint64_t t = b.now();
+  b.app.mq_start().spawn(0, old_qps, new_qps, vnet::kWorkerThread);
+  b.at(t + 10 * kMs, [&b] { b.dev(0).cancel_in_progress = true; });
   b.settle();
-  return b;
+  return t;
 }
 
 }  // namespace
 
 TEST(MqStart, AtMostTwoThreadsRunAndAThirdWaitsForASlot) {
   VnetBench b(1, 0);
-  brought_up(b);
+  b.probe();
   const uint64_t t = b.now(), one = qp_cost(b) + b.param(work_vq_group_enable_ps);
   const size_t m = b.events.mark();
   b.app.mq_start().spawn(0, 1, 2, vnet::kWorkerThread);
@@ -66,12 +69,9 @@ TEST(MqStart, AtMostTwoThreadsRunAndAThirdWaitsForASlot) {
 
 TEST(MqStart, TheCancelFlagIsCheckedBeforeEachQueuePair) {
   VnetBench b(1, 0);
-  brought_up(b);
-  const uint64_t t = b.now();
+  b.probe();
   const size_t m = b.events.mark();
-  b.app.mq_start().spawn(0, 1, 4, vnet::kWorkerThread);
-  b.at(t + 10 * kMs, [&] { b.dev(0).cancel_in_progress = true; });  // as a device reset sets it
-  b.settle();
+  const uint64_t t = start_then_cancel(b, 1, 4);
 
   // QP1 had passed its check; QP2's check stops the thread: nothing else is started.
   const uint64_t check2 = t + qp_cost(b);
@@ -90,12 +90,9 @@ TEST(MqStart, TheCancelFlagIsCheckedBeforeEachQueuePair) {
 
 TEST(MqStart, ACancelAfterTheLastCheckStillEnablesTheGroup) {
   VnetBench b(1, 0);
-  brought_up(b);
-  const uint64_t t = b.now();
+  b.probe();
   const size_t m = b.events.mark();
-  b.app.mq_start().spawn(0, 1, 2, vnet::kWorkerThread);
-  b.at(t + 10 * kMs, [&] { b.dev(0).cancel_in_progress = true; });
-  b.settle();
+  const uint64_t t = start_then_cancel(b, 1, 2);
   const uint64_t end = t + qp_cost(b) + b.param(work_vq_group_enable_ps);
   EXPECT_EQ(b.events.line_time("Successfully started QPs 1-1", m), end);
   EXPECT_EQ(b.events.line_time("Background thread: MQ start QPs 1 -> 2 completed successfully", m), end);
@@ -106,9 +103,7 @@ TEST(MqStart, ACancelAfterTheLastCheckStillEnablesTheGroup) {
 
 TEST(MqStart, InStaticModeAnIncreaseWaitsUntilEveryControllerIsLive) {
   VnetBench b(2, 0);
-  b.enumerate();
-  b.bring_up(0);
-  b.settle();
+  b.probe();
   ASSERT_TRUE(b.ctl(0).initial_data_qps_deferred);
   ASSERT_TRUE(b.app.mq_start().controller_ready(0));
   ASSERT_FALSE(b.app.mq_start().controller_ready(1));

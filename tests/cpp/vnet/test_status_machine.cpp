@@ -136,9 +136,7 @@ TEST(StatusMachine, AResetWithNothingBroughtUpCompletesAtOnceAndStatusReadsZero)
 
 TEST(StatusMachine, AResetHolds0x40UntilTheCleanupAndTheNextCommonConfigAccessReleasesIt) {
   VnetBench b(1, 0);
-  b.enumerate();
-  b.bring_up(0);
-  b.settle();
+  b.probe();
   ASSERT_TRUE(b.ctl(0).engine_enabled);
   size_t m = b.events.mark();
   b.status(0, 0);
@@ -173,10 +171,7 @@ TEST(StatusMachine, AResetHolds0x40UntilTheCleanupAndTheNextCommonConfigAccessRe
 
 TEST(StatusMachine, TheResetBarrierWaitsOnlyForARunningItemThatCarriesTheDevice) {
   VnetBench b(2, 0);
-  b.enumerate();
-  b.bring_up(0);
-  b.bring_up(1);
-  b.settle();
+  b.probe({0, 1});
   const uint64_t wake = b.param(vnet::timing::worker_wakeup_ps), set_conf = b.param(vnet::timing::work_vq_set_conf_ps);
 
   // EP0's stats list is running (device-independent for the barrier): EP0's reset goes on.
@@ -228,17 +223,9 @@ TEST(StatusMachine, AReadOnlyFieldInTheDwRollsTheWholeWriteBack) {
 
 TEST(StatusMachine, DeviceNeedsResetSetsTheBitAndRaisesTheConfigVector) {
   VnetBench b(1, 0);
-  b.enumerate();
-  b.bring_up(0);
+  b.probe();
   b.common(0, VIRTIO_PCI_COMMON_MSIX, 2, 3);
-  // MSI-X on, table entry 3 unmasked (the table is firmware's: the write passes PE1 by).
-  b.host.cfg_write(VnetBench::ep_bdf(0), vnet::VNET_EP_MSIX_CAP + 2, 2, 0x8000);
-  const uint64_t entry = VnetBench::bar(0) + vnet::VNET_BAR0_MSIX_TABLE + 16 * 3;
-  b.host.mem_write32(entry, 0xfee00000);
-  b.host.mem_write32(entry + 4, 0);
-  b.host.mem_write32(entry + 8, 0x33);
-  b.host.mem_write32(entry + 12, 0);
-  b.settle();
+  b.enable_msix(0, 3, 0xfee00000, 0x33);
   const size_t msis = b.host.rc.msis().size();
 
   b.app.status().device_needs_reset(0, "VQ1: descriptor 0 has zero length");

@@ -106,9 +106,7 @@ TEST(WorkItems, StartAndEnableNeedsDriverOkAndTheFirstQueuePairConfigured) {
 
 TEST(WorkItems, DeviceResetResetsTheRegistersAfterItsCost) {
   VnetBench b(1, 0);
-  b.enumerate();
-  b.bring_up(0);
-  b.settle();
+  b.probe();
   ASSERT_EQ(b.dev(0).status(), 0x0f);
   const size_t m = b.events.mark();
   ASSERT_TRUE(b.app.submit_work(WorkType::DEVICE_RESET, 0));
@@ -125,14 +123,8 @@ TEST(WorkItems, DeviceResetResetsTheRegistersAfterItsCost) {
 
 TEST(WorkItems, ASpeedChangeBouncesTheLinkWithTwoConfigInterrupts) {
   VnetBench b(1, 0);
-  b.enumerate();
-  b.bring_up(0);  // config vector 0
-  b.host.cfg_write(VnetBench::ep_bdf(0), vnet::VNET_EP_MSIX_CAP + 2, 2, 0x8000);
-  const uint64_t entry = VnetBench::bar(0) + vnet::VNET_BAR0_MSIX_TABLE;
-  b.host.mem_write32(entry, 0xfee00000);
-  b.host.mem_write32(entry + 8, 0x21);
-  b.host.mem_write32(entry + 12, 0);
-  b.settle();
+  b.probe();  // config vector 0
+  b.enable_msix(0, 0, 0xfee00000, 0x21);
   const size_t msis = b.host.rc.msis().size();
   const uint8_t generation = b.dev(0).config_generation();
 
@@ -173,9 +165,7 @@ TEST(WorkItems, ASpeedChangeBouncesTheLinkWithTwoConfigInterrupts) {
 
 TEST(WorkItems, ASecondResetWhileTheCleanupIsQueuedHoldsTheStatusForever) {
   VnetBench b(1, 0);
-  b.enumerate();
-  b.bring_up(0);
-  b.settle();
+  b.probe();
   const uint64_t t = b.now();
   const size_t m = b.events.mark();
   b.status(0, 0);  // held; the cleanup (generation 3) queued

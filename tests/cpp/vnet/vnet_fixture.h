@@ -14,6 +14,7 @@
 
 #include <cstdio>
 #include <functional>
+#include <initializer_list>
 #include <map>
 #include <memory>
 #include <string>
@@ -25,6 +26,7 @@
 #include "tlm/pci_regs.h"
 #include "tlm/timed_queue.h"
 #include "vnet/bridge_image.h"
+#include "vnet/ep_image.h"
 #include "vnet/virtio_spec.h"
 #include "vnet/vnet_family.h"
 #include "vnet/vnet_layout.h"
@@ -111,6 +113,24 @@ class VnetBench {
   Json command_result(uint64_t id) {
     const auto found = events.find("command", {{"id", id}});
     return found.empty() ? Json() : found.front();
+  }
+
+  // enumerate(), then Linux's probe of each endpoint in `eps`, run until nothing is left to do.
+  void probe(std::initializer_list<unsigned> eps = {0}) {
+    enumerate();
+    for (unsigned i : eps) bring_up(i);
+    settle();
+  }
+  // MSI-X enabled on endpoint i, table entry `vector` programmed with `address` and `data` and
+  // unmasked (the table is firmware's: the writes pass PE1 by); run until done.
+  void enable_msix(unsigned i, unsigned vector, uint64_t address, uint32_t data) {
+    host.cfg_write(ep_bdf(i), vnet::VNET_EP_MSIX_CAP + pci::PCI_MSIX_FLAGS, 2, pci::PCI_MSIX_FLAGS_ENABLE);
+    const uint64_t entry = bar(i) + vnet::VNET_BAR0_MSIX_TABLE + 16 * vector;
+    host.mem_write32(entry, uint32_t(address));
+    host.mem_write32(entry + 4, uint32_t(address >> 32));
+    host.mem_write32(entry + 8, data);
+    host.mem_write32(entry + 12, 0);
+    run_for(kMs);
   }
 
   // A common-config register write of `width` bytes at `off`, as PE1 hands a DW to the status
