@@ -209,7 +209,7 @@ def run_command(args, prog="dpusim run"):
         print(f"dpusim: platform document refused: {res.doc_error}", file=sys.stderr)
         return 2
     write_run_info(out, opts.scenario, res)
-    if study:
+    if study and os.path.isfile(os.path.join(out, "events.jsonl")):  # none with --log none
         write_study_reports(out, ran)
     if res.error:
         print(res.error, file=sys.stderr, end="" if res.error.endswith("\n") else "\n")

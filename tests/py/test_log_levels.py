@@ -102,4 +102,13 @@ def test_command_line_levels_and_no_vcd(tmp_path):
     assert code == 2 and "unknown event category 'nosuch'" in "\n".join(lines4)
     code, lines5 = dpusim("run", "--log-categories")
     assert code == 0 and [line.split()[0] for line in lines5] == \
-        ["dma", "frame", "frame_counters", "log", "msi", "state", "tlp", "vq"]
+        ["dma", "frame", "frame_counters", "ionic_frame", "log", "mesh", "msi", "rdma", "state", "tlp", "vq"]
+
+
+def test_a_study_with_the_log_off_runs_its_variants_and_writes_no_report(tmp_path):
+    code, lines = dpusim("run", os.path.join(ROOT, "scenarios", "study_bringup.py"), "--out", str(tmp_path / "s"),
+                         "--log", "none", "--no-vcd", "--no-pcap")
+    assert code == 0, lines
+    assert lines[-1].startswith("hash (summary): ") and len(lines[-1]) == len("hash (summary): ") + 64
+    assert (tmp_path / "s" / "study.json").exists() and not (tmp_path / "s" / "report.html").exists()
+    assert not list(tmp_path.glob("s/**/events.jsonl"))
