@@ -196,6 +196,10 @@ def run_command(args, prog="dpusim run"):
         print(f"dpusim: output path {out} exists and is not a directory", file=sys.stderr)
         return 2
     study = is_study(opts.scenario)
+    if study and "log" in overrides:
+        print("dpusim: --log, --log-keep and --log-omit do not apply to a study: its report() reads the full "
+              "event log of every run", file=sys.stderr)
+        return 2
     trace = study if opts.trace is None else opts.trace
     explore = None if opts.explore is None else (True if opts.explore == "all" else
                                                   [k for k in opts.explore.split(",") if k])
@@ -209,7 +213,7 @@ def run_command(args, prog="dpusim run"):
         print(f"dpusim: platform document refused: {res.doc_error}", file=sys.stderr)
         return 2
     write_run_info(out, opts.scenario, res)
-    if study and os.path.isfile(os.path.join(out, "events.jsonl")):  # none with --log none
+    if study:
         write_study_reports(out, ran)
     if res.error:
         print(res.error, file=sys.stderr, end="" if res.error.endswith("\n") else "\n")

@@ -105,10 +105,11 @@ def test_command_line_levels_and_no_vcd(tmp_path):
         ["dma", "frame", "frame_counters", "ionic_frame", "log", "mesh", "msi", "rdma", "state", "tlp", "vq"]
 
 
-def test_a_study_with_the_log_off_runs_its_variants_and_writes_no_report(tmp_path):
+def test_a_study_refuses_the_log_options(tmp_path):
+    """A study's report() reads every run's full event log: the log options are refused."""
     code, lines = dpusim("run", os.path.join(ROOT, "scenarios", "study_bringup.py"), "--out", str(tmp_path / "s"),
-                         "--log", "none", "--no-vcd", "--no-pcap")
-    assert code == 0, lines
-    assert lines[-1].startswith("hash (summary): ") and len(lines[-1]) == len("hash (summary): ") + 64
-    assert (tmp_path / "s" / "study.json").exists() and not (tmp_path / "s" / "report.html").exists()
-    assert not list(tmp_path.glob("s/**/events.jsonl"))
+                         "--log", "none")
+    assert code == 2
+    assert lines == ["dpusim: --log, --log-keep and --log-omit do not apply to a study: its report() reads the full "
+                     "event log of every run"]
+    assert not (tmp_path / "s").exists()

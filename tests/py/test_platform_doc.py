@@ -32,7 +32,7 @@ DocError = _dpusim.platform.DocError
     ({"topology": {"endpoints": 1}, "outputs": {"log": "verbose"}}, "$.outputs.log: log level 'verbose' is not all, summary or none"),
     ({"topology": {"endpoints": 1}, "outputs": {"log": 3}}, "$.outputs.log: must be \"all\", \"summary\", \"none\" or"),
     ({"topology": {"endpoints": 1}, "outputs": {"log": {"level": "summary", "keep": ["tlps"]}}},
-     "$.outputs.log: unknown event category 'tlps' (known: dma, frame, frame_counters, log, msi, state, tlp, vq)"),
+     "$.outputs.log: unknown event category 'tlps' (known: dma, frame, frame_counters, ionic_frame, log, mesh, msi, rdma, state, tlp, vq)"),
     ({"topology": {"endpoints": 1}, "outputs": {"log": {"level": "none", "omit": ["tlp"]}}},
      "$.outputs.log: log categories to keep or omit make no sense with level none"),
     ({"topology": {"endpoints": 1}, "outputs": {"log": {"levels": "all"}}}, "$.outputs.log.levels: unknown key (known: keep, level, omit)"),
