@@ -15,7 +15,7 @@ const char* reset_status_state_name(ResetStatusState s) {
 
 VirtioPciDevice::VirtioPciDevice(unsigned idx, const VnetOptions& o, pcie::SimContext& ctx, AppLog& log)
     : index(idx),
-      images("ep" + std::to_string(idx), ctx, log),
+      images("ep" + std::to_string(idx), ctx, log, unsigned(o.total_vfs)),
       shadow_(VNET_TOTAL_VQS(unsigned(o.max_queue_pairs))),
       device_features_(o.device_features()),
       queue_size_(uint16_t(o.queue_size)),
