@@ -40,6 +40,10 @@ inline constexpr uint16_t VNET_EP_LNKSTA = 0x1085;
 inline constexpr uint16_t VNET_EP_MSIX_FLAGS = 0x00ff;       // 256 vectors, disabled
 inline constexpr uint32_t VNET_EP_INTERNAL_ID = uint32_t(0x10f0) << 16 | 0x1af4;
 
+// The five VirtIO vendor capabilities of struct pcie_virtio_dev (common, notify, ISR, device,
+// PCI cfg access), linked after the MSI-X capability; a VF's image has the same.
+void add_virtio_pci_caps(pcie::ConfigSpace& cfg);
+
 class EpImages {
  public:
   // `path` names the VirtIO image's function ("ep0"); `total_vfs` > 0 lays out the SR-IOV,

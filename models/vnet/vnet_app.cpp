@@ -52,6 +52,10 @@ VnetApp::VnetApp(sc_module_name name, pcie::SimContext& ctx, const VnetOptions& 
   app_.trace_status.assign(n, 0);
   for (unsigned i = 0; i < n; ++i) app_.note_status(i);
 
+  if (app_.opt.sriov()) {
+    sriov_ = std::make_unique<Sriov>(app_);
+    app_.sriov = sriov_.get();
+  }
   pe1_ = std::make_unique<Pe1>(app_, *status_, [this](Tlp* t) { send_up(t); });
   cleanup_ = std::make_unique<Cleanup>(app_, *status_);
   slots_ = std::make_unique<Slots>(app_, *msi_, *cleanup_);

@@ -45,6 +45,7 @@
 #include "vnet/mq_start.h"
 #include "vnet/pe1.h"
 #include "vnet/slots.h"
+#include "vnet/sriov.h"
 #include "vnet/status_machine.h"
 #include "vnet/vnet_endpoint.h"
 #include "vnet/vnet_options.h"
@@ -79,6 +80,7 @@ class VnetApp : public sc_core::sc_module {
   Slots& slots() { return *slots_; }
   DspMsi& msi() { return *msi_; }
   MqStart& mq_start() { return *mq_; }
+  Sriov* sriov() { return sriov_.get(); }
 
   // Submits a work item as the application's own code would (the device's current generation
   // for controller-scoped types): how a test reaches DEVICE_RESET, which the application
@@ -112,6 +114,7 @@ class VnetApp : public sc_core::sc_module {
   std::unique_ptr<CvqHandler> cvq_;
   std::unique_ptr<WorkItems> items_;
   std::unique_ptr<Console> console_;
+  std::unique_ptr<Sriov> sriov_;
 };
 
 }  // namespace dpusim::vnet

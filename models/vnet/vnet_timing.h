@@ -43,5 +43,7 @@ extern const pcie::TimingParam dp_rx_frame_ps;
 extern const pcie::TimingParam dp_rx_fifo_frames;
 extern const pcie::TimingParam main_loop_ps;
 extern const pcie::TimingParam fw_acg_refill_ps;
+extern const pcie::TimingParam work_vf_tlp_dev_start_ps;
+extern const pcie::TimingParam work_vf_tlp_dev_stop_ps;
 
 }  // namespace dpusim::vnet::timing
