@@ -12,6 +12,8 @@
 //   slots.h           the downstream ports' hot-plug slots, plug, unplug, destroy, timeout
 //   dsp_msi.h         the DSPs' MSIs over ACG credits and their retries
 //   command.h         the stdin commands
+//   sriov.h           SR-IOV (with --total-vfs): VF slots, VFE fan-out, per-VF FLR (sriov_cap.h,
+//                     vf_image.h: the PF's capabilities and the VFs' config images)
 // with what they share in app_state.h (the workqueue is workqueue.h). Each thread is a
 // pcie::Activity (steps on a TimedQueue), not a SystemC thread.
 //

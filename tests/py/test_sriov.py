@@ -185,3 +185,26 @@ def test_echo_0_stops_every_slot_and_the_pf_unplug_is_refused_while_vfe_is_set()
     assert gone == 0xFFFFFFFF
     assert accepted == "OK"
     assert "SR-IOV VFE 1->0: 2/2 slots stopped" in msgs(res)
+
+
+def test_the_bringup_scenario_logs_the_guides_sequence_in_order():
+    import os
+    from dpusim.cli import load_scenario
+    from dpusim.run import run
+
+    root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+    fn, platform = load_scenario(os.path.join(root, "scenarios", "sriov_bringup.py"))
+    res = run(fn, platform)
+    assert res.ok, res.describe()
+    assert sum(len(v) for v in res.result["vfs"].values()) == 16
+    lines = iter(msgs(res))
+    expected = [
+        "SR-IOV: dynamic SR-IOV supported (max_total_vfs=256, pool_size=16)",
+        "SR-IOV: pool reserved range [0, 4)",
+        "SR-IOV: PF representor created with VF range [0, 4) (vf_num_msix=10, vf_num_db=10)",
+        "SR-IOV: opened all 4 VF reps for this PF",
+        "SR-IOV VFE: 0 -> 1 (NumVFs=4, TotalVFs=4)",
+        "SR-IOV: VF[vf_index=0] tlp_dev started",
+        "SR-IOV VFE 0->1 fan-out: 4/4 slots started (0 failed)",
+    ]
+    assert all(any(m == want for m in lines) for want in expected)  # a subsequence, in order
