@@ -186,6 +186,7 @@ void Pe1::service_config(Tlp& t) {
 
 void Pe1::service_memory(Tlp& t) {
   const auto [h, payload] = pcie::take_request(t);
+  if (app_.sriov && app_.sriov->serve_memory(h, payload.data(), send_up_)) return;
   // BAR routing: the internal image's BAR of each present EP, in order; then the VirtIO images' BARs.
   for (unsigned i = 0; i < app_.num_ep(); ++i) {
     if (!app_.controllers[i].device_present) continue;

@@ -12,6 +12,12 @@
 //  - per-VF FLR (Device Control bit 15): flr_in_progress set, a duplicate in the window logged
 //    "FLR coalesced", the image reset at once, VF_FLR_RESET queued (tlp_dev stop then start),
 //    flr_in_progress cleared by the worker whatever happens; siblings and the PF untouched;
+//  - a started VF's MMIO through the PF's VF BAR aperture (VF Enable and VF MSE set): its
+//    common config and device config from its own VirtIO register file (virtio_device.h);
+//    the two-stage lazy bring-up on the worker (PCI_CFG_WORK_VF_BRINGUP): FEATURES_OK creates
+//    and starts the engine, the VQs and the CVQ IO context, DRIVER_OK starts and enables it
+//    (the costs of vnet.work.*); a device reset (status 0) destroys the engine. Stages carry
+//    the VF's reset generation, so an FLR or a stop makes a queued stage stale;
 //  - a PF with VF Enable set or a live VF datapath refuses hot-unplug.
 //
 // The VF table is one compact entry per VF (flags, and an image created at the VF's first
@@ -23,10 +29,14 @@
 #include <string>
 #include <vector>
 
+#include <functional>
+
 #include "tlm/activity.h"
 #include "tlm/function.h"
+#include "tlm/tlp_payload.h"
 #include "vnet/app_state.h"
 #include "vnet/sriov_cap.h"
+#include "vnet/virtio_device.h"
 
 namespace dpusim::vnet {
 
@@ -37,7 +47,9 @@ struct VfSlot {
   bool active = false, flr_in_progress = false;
   bool engine_started = false, vqs_created = false, engine_enabled = false, io_ctx_started = false;
   unsigned num_active_qps = 0;
-  std::unique_ptr<pcie::Function> fn;  // the VF's config image, from its first start
+  uint32_t generation = 1;                // bumped by FLR, stop and device reset
+  std::unique_ptr<pcie::Function> fn;     // the VF's config image, from its first start
+  std::unique_ptr<VirtioPciDevice> dev;   // its VirtIO register file, likewise
 };
 
 class Sriov {
@@ -55,6 +67,10 @@ class Sriov {
   // The worker's items.
   void fan_out(unsigned pf, bool enable, pcie::Activity& w);  // VF_FAN_OUT
   void flr_reset(unsigned g, pcie::Activity& w);             // VF_FLR_RESET
+  void bringup(unsigned g, uint32_t stage_gen, pcie::Activity& w);  // VF_BRINGUP
+
+  // A memory request PE1 got: served (true) when it lies in a PF's VF BAR aperture.
+  bool serve_memory(const tlp::Header& h, const uint8_t* data, const std::function<void(pcie::Tlp*)>& send_up);
 
   // PF `pf`'s refusal of hot-unplug, or "" when it may be unplugged.
   std::string unplug_refusal(unsigned pf) const;
@@ -66,6 +82,11 @@ class Sriov {
   void on_control(unsigned pf, const SriovPfState& before, const SriovPfState& after);
   void handle_vf_flr(VfSlot& vf);
   void start_slot(VfSlot& vf);
+  void stop_datapath(VfSlot& vf);  // engine state cleared, registers reset, generation bumped
+  void queue_stage(VfSlot& vf, unsigned stage);
+  void mmio_read(VfSlot& vf, uint64_t off, const tlp::Header& h, const std::function<void(pcie::Tlp*)>& send_up);
+  void mmio_write(VfSlot& vf, uint64_t off, const tlp::Header& h, const uint8_t* data);
+  uint16_t rid(const VfSlot& vf) const;
 
   AppState& app_;
   const unsigned total_vfs_;

@@ -42,6 +42,11 @@ VirtioPciDevice::VirtioPciDevice(unsigned idx, const VnetOptions& o, pcie::SimCo
   put_le32(&net_[VIRTIO_NET_CFG_SUPPORTED_HASH_TYPES], 0x3f);
 }
 
+void VirtioPciDevice::set_mac(const Mac& m) {
+  mac_ = m;
+  for (unsigned i = 0; i < 6; ++i) net_[VIRTIO_NET_CFG_MAC + i] = mac_[i];
+}
+
 uint32_t VirtioPciDevice::common(uint16_t off, unsigned width) const {
   uint32_t v = 0;
   for (unsigned i = 0; i < width; ++i) v |= uint32_t(regs_[off + i]) << (8 * i);

@@ -208,3 +208,88 @@ def test_the_bringup_scenario_logs_the_guides_sequence_in_order():
         "SR-IOV VFE 0->1 fan-out: 4/4 slots started (0 failed)",
     ]
     assert all(any(m == want for m in lines) for want in expected)  # a subsequence, in order
+
+
+async def vf_bring_up(sim, base, reset_first=True):
+    """A driver's steps on a VF's common config, by hand (the VF's MSI-X and queues, which its
+    firmware would serve, are not modelled): reset, ACKNOWLEDGE, DRIVER, features (MQ,
+    CTRL_VQ, VERSION_1), FEATURES_OK."""
+    from dpusim.drivers.virtio_regs import (VIRTIO_CONFIG_S_ACKNOWLEDGE, VIRTIO_CONFIG_S_DRIVER,
+                                            VIRTIO_CONFIG_S_FEATURES_OK, VIRTIO_NET_F_CTRL_VQ, VIRTIO_NET_F_MQ,
+                                            VIRTIO_PCI_COMMON_GF, VIRTIO_PCI_COMMON_GFSELECT, VIRTIO_PCI_COMMON_STATUS)
+    h = sim.host
+    status = base + VIRTIO_PCI_COMMON_STATUS
+    if reset_first:
+        await h.mem_write8(status, 0)
+    await h.mem_write8(status, VIRTIO_CONFIG_S_ACKNOWLEDGE)
+    await h.mem_write8(status, VIRTIO_CONFIG_S_ACKNOWLEDGE | VIRTIO_CONFIG_S_DRIVER)
+    await h.mem_write32(base + VIRTIO_PCI_COMMON_GFSELECT, 0)
+    await h.mem_write32(base + VIRTIO_PCI_COMMON_GF, 1 << VIRTIO_NET_F_MQ | 1 << VIRTIO_NET_F_CTRL_VQ)
+    await h.mem_write32(base + VIRTIO_PCI_COMMON_GFSELECT, 1)
+    await h.mem_write32(base + VIRTIO_PCI_COMMON_GF, 1)  # VERSION_1
+    await h.mem_write8(status, VIRTIO_CONFIG_S_ACKNOWLEDGE | VIRTIO_CONFIG_S_DRIVER | VIRTIO_CONFIG_S_FEATURES_OK)
+    return status
+
+
+def test_a_vf_comes_up_in_two_stages_through_the_aperture_and_logs_the_guides_sequence():
+    async def scenario(sim):
+        pci = await pci_host_probe(sim)
+        pf = pf_of(pci)
+        (vf,) = await sriov.sriov_numvfs(pci, pf, 1)
+        await pci.enable_device(vf)
+        base = vf.bars[0].base
+        h = sim.host
+        status = await vf_bring_up(sim, base)
+        await sim.timeout(sim.wait_event("log", path="vnet.worker",
+                                         msg="SR-IOV: VF[vf_index=0] CVQ IO context started"), 200 * MS)
+        await h.mem_write8(status, 0x0F)  # DRIVER_OK
+        up = await sim.timeout(sim.wait_event("log", path="vnet.worker", msg="SR-IOV: VF[vf_index=0] datapath "
+                                              "operational (engine enabled, 8 queue pair(s))"), 1000 * MS)
+        mac = bytes([await h.mem_read8(base + 0x200 + i) for i in range(6)])
+        firmware = (await h.mem_read(base + 0x2000, 4)).value  # the VF's MSI-X table: not modelled
+        await h.mem_write8(status, 0)  # a device reset destroys the engine
+        await sim.timeout(sim.wait_event("log", path="vnet.worker",
+                                         msg="SR-IOV: VF[vf_index=0] engine destroyed (device reset)"), 100 * MS)
+        return dict(status=await h.mem_read8(status), mac=mac.hex(":"), firmware=firmware, up=up["time_ps"])
+
+    res = run_ok(scenario, vnet_platform(num_ep=1, total_vfs=1))
+    assert res.result["mac"] == "52:54:00:12:34:57"  # base low16 0x3456 + num_ep 1 + vf_index 0
+    assert res.result["firmware"] == 0xFFFFFFFF and res.result["status"] == 0
+    lines = iter(msgs(res))
+    expected = [
+        "SR-IOV: dynamic SR-IOV supported (max_total_vfs=256, pool_size=1)",
+        "SR-IOV: pool reserved range [0, 1)",
+        "SR-IOV: PF representor created with VF range [0, 1) (vf_num_msix=18, vf_num_db=18)",
+        "SR-IOV: opened all 1 VF reps for this PF",
+        "SR-IOV VFE: 0 -> 1 (NumVFs=1, TotalVFs=1)",
+        "SR-IOV: VF[vf_index=0] tlp_dev started",
+        "SR-IOV VFE 0->1 fan-out: 1/1 slots started (0 failed)",
+        "SR-IOV: VF[slot=0, vf_index=0] FEATURES_OK - queueing engine bring-up (mq=1)",
+        "SR-IOV: VF[vf_index=0] offload engine created (idle, 17 VQs, MTU=1500)",
+        "SR-IOV: VF[vf_index=0] engine representor: vhca_id=0x0100 ifindex=1000 (add to OVS bridge for RX)",
+        "SR-IOV: VF[vf_index=0] created 8 queue pair(s) + CVQ",
+        "SR-IOV: VF[vf_index=0] CVQ IO context started",
+        "SR-IOV: VF[slot=0, vf_index=0] DRIVER_OK - queueing engine enable",
+        "SR-IOV: VF[vf_index=0] datapath operational (engine enabled, 8 queue pair(s))",
+    ]
+    missing = [want for want in expected if not any(m == want for m in lines)]
+    assert not missing, f"not in order in the log: {missing[0]}"
+
+
+def test_an_flr_between_features_ok_and_its_stage_makes_the_stage_stale():
+    async def scenario(sim):
+        pci = await pci_host_probe(sim)
+        pf = pf_of(pci)
+        (vf,) = await sriov.sriov_numvfs(pci, pf, 1)
+        await pci.enable_device(vf)
+        await vf_bring_up(sim, vf.bars[0].base)
+        await sim.host.config_write16(vf.bdf, EXP + PCI_EXP_DEVCTL, PCI_EXP_DEVCTL_BCR_FLR)
+        await sim.timeout(sim.wait_event("log", path="vnet.worker", msg="SR-IOV: VF[slot=0, vf_index=0] FLR complete"),
+                          100 * MS)
+        return await sim.host.mem_read8(vf.bars[0].base + 0x14)
+
+    res = run_ok(scenario, vnet_platform(num_ep=1, total_vfs=1))
+    assert res.result == 0  # the FLR reset the VF's registers
+    lines = msgs(res)
+    assert "SR-IOV: VF[vf_index=0] stale bring-up stage 1 skipped (generation 2, now 3)" in lines
+    assert not [m for m in lines if "offload engine created" in m]
