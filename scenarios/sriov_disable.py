@@ -2,10 +2,12 @@
 (hotplug mode, one PF with two VFs).
 
 The host boots with the slot empty; `plug 0` creates the PF, pciehp powers the slot on, the PF
-is scanned (sriov_init) and virtio_net binds. `echo 2 > sriov_numvfs` starts both VF slots.
-`unplug 0` is then REJECTED by the application (VF Enable set). `echo 0` removes the VFs,
-clears VF Enable | VF MSE (the worker stops both slots), and after Linux's 1 s NumVFs is 0.
-The VFs' functions no longer answer, and `unplug 0` is accepted: the attention button, pciehp's
+is scanned (sriov_init) and virtio_net binds. `echo 2 > sriov_numvfs` starts both VF slots and
+VF 0's common config is taken through FEATURES_OK and DRIVER_OK by hand (its engine comes up
+on the worker: a live VF datapath). `unplug 0` is then REJECTED by the application (VF Enable
+set, one live VF datapath). `echo 0` removes the VFs, clears VF Enable | VF MSE (the worker
+destroys VF 0's engine and stops both slots), and after Linux's 1 s NumVFs is 0. The VFs'
+functions no longer answer, and `unplug 0` is accepted: the attention button, pciehp's
 5 s, the PF's power-off and its destruction on the worker."""
 from dpusim.drivers import sriov
 from dpusim.drivers.pci import pci_host_probe
@@ -28,9 +30,14 @@ async def scenario(sim):
     net = await sim.timeout(bound, s(2))
     pf = net.dev
     vfs = await sriov.sriov_numvfs(pci, pf, 2)
+    await pci.enable_device(vfs[0])
+    live = sim.wait_event("log", path="vnet.worker", msg="SR-IOV: VF[vf_index=0] datapath operational (engine enabled, "
+                                                         "2 queue pair(s))")
+    await sriov.vf_virtio_status_steps(pci, vfs[0])  # VF 0 through FEATURES_OK and DRIVER_OK
+    await sim.timeout(live, s(1))
     refused = await sim.command("unplug 0")
     assert refused.outcome == "REJECTED", refused
-    assert refused.lines[-1].endswith("(VFE=1, 0 live VF datapath(s)); disable it on the host first"), refused.lines
+    assert refused.lines[-1].endswith("(VFE=1, 1 live VF datapath(s)); disable it on the host first"), refused.lines
     await sriov.sriov_numvfs(pci, pf, 0)
     gone = [(await sim.host.config_read(vf.rid, 0)).value for vf in vfs]
     assert gone == [0xFFFFFFFF] * 2, gone

@@ -102,11 +102,7 @@ void Sriov::bringup(unsigned g, uint32_t stage_gen, pcie::Activity& w) {
   }
   const unsigned q = unsigned(app_.opt.max_queue_pairs);
   if (stage == TEARDOWN) {
-    w.then(app_.cost(timing::work_engine_destroy_ps), [this, &vf] {
-      vf.engine_started = vf.vqs_created = vf.engine_enabled = vf.io_ctx_started = false;
-      vf.num_active_qps = 0;
-      app_.log.info(kWorkerThread, "SR-IOV: VF[vf_index=%u] engine destroyed (device reset)", vf.g);
-    });
+    destroy_engine(vf, w, "device reset");
   } else if (stage == FEATURES_OK) {
     if (vf.engine_started) return;
     w.then(app_.cost(timing::work_engine_start_ps), [this, &vf, q] {
@@ -137,6 +133,15 @@ void Sriov::bringup(unsigned g, uint32_t stage_gen, pcie::Activity& w) {
                     vf.g, q);
     });
   }
+}
+
+void Sriov::destroy_engine(VfSlot& vf, pcie::Activity& w, const char* why) {
+  if (!vf.engine_started) return;
+  w.then(app_.cost(timing::work_engine_destroy_ps), [this, &vf, why] {
+    vf.engine_started = vf.vqs_created = vf.engine_enabled = vf.io_ctx_started = false;
+    vf.num_active_qps = 0;
+    app_.log.info(kWorkerThread, "SR-IOV: VF[vf_index=%u] engine destroyed (%s)", vf.g, why);
+  });
 }
 
 uint16_t Sriov::rid(const VfSlot& vf) const {
@@ -225,6 +230,7 @@ void Sriov::fan_out(unsigned pf, bool enable, pcie::Activity& w) {
       });
     } else {
       if (!vf.active) continue;
+      destroy_engine(vf, w, "VF disable");
       w.then(app_.cost(timing::work_vf_tlp_dev_stop_ps), [this, &vf] {
         // stop_vf_slot: engine destroy (when the guest brought one up), then tlp_dev stop.
         stop_datapath(vf);
@@ -291,6 +297,7 @@ void Sriov::flr_reset(unsigned g, pcie::Activity& w) {
     app_.log.warn(kWorkerThread, "SR-IOV: VF[vf_index=%u] FLR reset skipped - slot stopped", g);
     return;
   }
+  destroy_engine(vf, w, "FLR");
   w.then(app_.cost(timing::work_vf_tlp_dev_stop_ps), [this, &vf] {
     stop_datapath(vf);
     app_.log.info(kWorkerThread, "SR-IOV: VF[vf_index=%u] tlp_dev stopped (FLR)", vf.g);

@@ -84,6 +84,8 @@ class Sriov {
   void start_slot(VfSlot& vf);
   void stop_datapath(VfSlot& vf);  // engine state cleared, registers reset, generation bumped
   void queue_stage(VfSlot& vf, unsigned stage);
+  // A step destroying the VF's engine, if it has one (vnet.work.engine_destroy_ps).
+  void destroy_engine(VfSlot& vf, pcie::Activity& w, const char* why);
   void mmio_read(VfSlot& vf, uint64_t off, const tlp::Header& h, const std::function<void(pcie::Tlp*)>& send_up);
   void mmio_write(VfSlot& vf, uint64_t off, const tlp::Header& h, const uint8_t* data);
   uint16_t rid(const VfSlot& vf) const;

@@ -210,27 +210,6 @@ def test_the_bringup_scenario_logs_the_guides_sequence_in_order():
     assert all(any(m == want for m in lines) for want in expected)  # a subsequence, in order
 
 
-async def vf_bring_up(sim, base, reset_first=True):
-    """A driver's steps on a VF's common config, by hand (the VF's MSI-X and queues, which its
-    firmware would serve, are not modelled): reset, ACKNOWLEDGE, DRIVER, features (MQ,
-    CTRL_VQ, VERSION_1), FEATURES_OK."""
-    from dpusim.drivers.virtio_regs import (VIRTIO_CONFIG_S_ACKNOWLEDGE, VIRTIO_CONFIG_S_DRIVER,
-                                            VIRTIO_CONFIG_S_FEATURES_OK, VIRTIO_NET_F_CTRL_VQ, VIRTIO_NET_F_MQ,
-                                            VIRTIO_PCI_COMMON_GF, VIRTIO_PCI_COMMON_GFSELECT, VIRTIO_PCI_COMMON_STATUS)
-    h = sim.host
-    status = base + VIRTIO_PCI_COMMON_STATUS
-    if reset_first:
-        await h.mem_write8(status, 0)
-    await h.mem_write8(status, VIRTIO_CONFIG_S_ACKNOWLEDGE)
-    await h.mem_write8(status, VIRTIO_CONFIG_S_ACKNOWLEDGE | VIRTIO_CONFIG_S_DRIVER)
-    await h.mem_write32(base + VIRTIO_PCI_COMMON_GFSELECT, 0)
-    await h.mem_write32(base + VIRTIO_PCI_COMMON_GF, 1 << VIRTIO_NET_F_MQ | 1 << VIRTIO_NET_F_CTRL_VQ)
-    await h.mem_write32(base + VIRTIO_PCI_COMMON_GFSELECT, 1)
-    await h.mem_write32(base + VIRTIO_PCI_COMMON_GF, 1)  # VERSION_1
-    await h.mem_write8(status, VIRTIO_CONFIG_S_ACKNOWLEDGE | VIRTIO_CONFIG_S_DRIVER | VIRTIO_CONFIG_S_FEATURES_OK)
-    return status
-
-
 def test_a_vf_comes_up_in_two_stages_through_the_aperture_and_logs_the_guides_sequence():
     async def scenario(sim):
         pci = await pci_host_probe(sim)
@@ -239,7 +218,7 @@ def test_a_vf_comes_up_in_two_stages_through_the_aperture_and_logs_the_guides_se
         await pci.enable_device(vf)
         base = vf.bars[0].base
         h = sim.host
-        status = await vf_bring_up(sim, base)
+        status = await sriov.vf_virtio_status_steps(pci, vf, driver_ok=False)
         await sim.timeout(sim.wait_event("log", path="vnet.worker",
                                          msg="SR-IOV: VF[vf_index=0] CVQ IO context started"), 200 * MS)
         await h.mem_write8(status, 0x0F)  # DRIVER_OK
@@ -282,7 +261,7 @@ def test_an_flr_between_features_ok_and_its_stage_makes_the_stage_stale():
         pf = pf_of(pci)
         (vf,) = await sriov.sriov_numvfs(pci, pf, 1)
         await pci.enable_device(vf)
-        await vf_bring_up(sim, vf.bars[0].base)
+        await sriov.vf_virtio_status_steps(pci, vf, driver_ok=False)
         await sim.host.config_write16(vf.bdf, EXP + PCI_EXP_DEVCTL, PCI_EXP_DEVCTL_BCR_FLR)
         await sim.timeout(sim.wait_event("log", path="vnet.worker", msg="SR-IOV: VF[slot=0, vf_index=0] FLR complete"),
                           100 * MS)
