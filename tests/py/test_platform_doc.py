@@ -17,7 +17,7 @@ DocError = _dpusim.platform.DocError
     ({"topology": {"endpoints": 33}}, "$.topology.endpoints: 33 outside 1..32"),
     ({"topology": {"endpoints": 2, "slots": []}}, "$.topology: give exactly one of"),
     ({"topology": {"slots": []}}, "$.topology.slots: 0 slots outside 1..32"),
-    ({"topology": {"slots": [{"kind": "nic"}]}}, "$.topology.slots[0].kind: unknown endpoint kind 'nic' (known: test)"),
+    ({"topology": {"slots": [{"kind": "nic"}]}}, "$.topology.slots[0].kind: unknown endpoint kind 'nic' (known: rtl_dma, test)"),
     ({"topology": {"slots": [None, 3]}}, "$.topology.slots[1]: must be an endpoint object or null, not number"),
     ({"topology": {"slots": [{"kind": "test", "speed": 5}]}}, "$.topology.slots[0].speed: unknown key (known: kind)"),
     ({"topology": {"endpoints": 1}, "seed": -1}, "$.seed: must not be negative (got -1)"),
