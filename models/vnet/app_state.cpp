@@ -1,11 +1,20 @@
 #include "vnet/app_state.h"
 
+#include "vnet/vnet_timing.h"
+
 namespace dpusim::vnet {
 
 AppState::AppState(pcie::SimContext& c, const VnetOptions& options, std::string p)
-    : ctx(c), opt(options), path(std::move(p)), log(c), later("later", &c.explore), main_thread(later), wq(c, log, later) {
+    : ctx(c), opt(options), path(std::move(p)), log(c), later("later", &c.explore, &c.checker), main_thread(later), wq(c, log, later) {
   // its threads' same-time steps are an exploration knob ("ties")
   wq.device_path = [](int dev) { return "ep" + std::to_string(dev); };
+}
+
+uint64_t AppState::loop_iteration_at(uint64_t t_ps) {
+  const uint64_t origin = ctx.latency_ps(timing::main_loop_origin_ps);  // per run: one phase
+  const uint64_t period = ctx.timing.get(timing::main_loop_ps);
+  if (t_ps <= origin) return origin;
+  return origin + (t_ps - origin + period - 1) / period * period;
 }
 
 std::string AppState::bdf_of(unsigned ep) const { return tlp::bdf_str(devices[ep]->images.virtio().id()); }
