@@ -43,7 +43,9 @@ struct RtlDmaEndpoint::Block {
   sc_core::sc_signal<uint32_t> cfg_id{"cfg_id"}, cfg_max_payload{"cfg_max_payload"}, cfg_max_read_req{"cfg_max_read_req"};
   sc_core::sc_signal<bool> cfg_bus_master{"cfg_bus_master"};
   sc_core::sc_signal<bool> cactive{"cactive"};
-  std::unique_ptr<VerilatedVcdSc> vcd;
+  // Verilator's trace, once opened: the kernel holds it on its list of trace files to the end
+  // of the process, so it is never deleted (see close_rtl_trace).
+  VerilatedVcdSc* vcd = nullptr;
 
   explicit Block(const char* name) : model(name) {
     model.clk(clk);
@@ -140,16 +142,15 @@ void RtlDmaEndpoint::open_rtl_trace(const std::string& path) { rtl_trace_path_ =
 // Verilator's trace opens once elaboration is done.
 void RtlDmaEndpoint::start_of_simulation() {
   if (rtl_trace_path_.empty()) return;
-  block_->vcd = std::make_unique<VerilatedVcdSc>();
-  block_->model.trace(block_->vcd.get(), 99);
+  block_->vcd = new VerilatedVcdSc();
+  block_->model.trace(block_->vcd, 99);
   block_->vcd->open(rtl_trace_path_.c_str());
 }
 
+// Closed, not deleted: the kernel keeps calling the trace files it holds at every time step
+// (a closed VerilatedVcdSc ignores them), and VerilatedVcdSc never takes itself off its list.
 void RtlDmaEndpoint::close_rtl_trace() {
-  if (block_ && block_->vcd) {
-    block_->vcd->close();
-    block_->vcd.reset();
-  }
+  if (block_ && block_->vcd) block_->vcd->close();
 }
 
 }  // namespace dpusim::rtl::dma
