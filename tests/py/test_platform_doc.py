@@ -18,6 +18,8 @@ DocError = _dpusim.platform.DocError
     ({"topology": {"endpoints": 2, "slots": []}}, "$.topology: give exactly one of"),
     ({"topology": {"slots": []}}, "$.topology.slots: 0 slots outside 1..32"),
     ({"topology": {"slots": [{"kind": "nic"}]}}, "$.topology.slots[0].kind: unknown endpoint kind 'nic' (known: ionic, rtl_dma, test)"),
+    ({"topology": {"slots": [{"kind": "ionic", "fp8-impl": "verilog"}]}},
+     "$.topology.slots[0].fp8-impl: 'verilog' is not cpp (the C++ codec) or rtl (the verilated RTL unit)"),
     ({"topology": {"slots": [None, 3]}}, "$.topology.slots[1]: must be an endpoint object or null, not number"),
     ({"topology": {"slots": [{"kind": "test", "speed": 5}]}}, "$.topology.slots[0].speed: unknown key (known: kind)"),
     ({"topology": {"endpoints": 1}, "seed": -1}, "$.seed: must not be negative (got -1)"),
