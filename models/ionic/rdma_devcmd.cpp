@@ -37,6 +37,9 @@ bool RdmaEngine::set_fp8_impl(const std::string& impl, std::string* error) {
     sc_core::sc_spawn_options thread;
     thread.dont_initialize();
     thread.set_sensitivity(&decision_ready_);
+    // A decision runs the P4 program and the RTL unit's transaction on this stack: 1 MiB rather
+    // than SystemC's default, with room for a sanitizer build's larger frames.
+    thread.set_stack_size(1 << 20);
     sc_core::sc_spawn([this] { decision_thread(); }, (env_.path + "_decisions").c_str(), &thread);
   }
   return true;
