@@ -69,6 +69,8 @@ void TlpStreamEndpoint::on_clock() {
   }
   driven_ = inputs();
   drive(driven_);
+  max_payload_seen_ = std::max(max_payload_seen_, driven_.cfg_max_payload);
+  max_read_req_seen_ = std::max(max_read_req_seen_, driven_.cfg_max_read_req);
   phase_ = Phase::kLow;
   next_trigger(running ? low_ : period_);
 }
@@ -145,10 +147,17 @@ void TlpStreamEndpoint::from_block(const std::vector<uint32_t>& beats) {
       if (h.requester_id != fn.id())
         return broken("sent a " + type + " with requester ID " + tlp::bdf_str(h.requester_id) + ", not the function's " +
                       tlp::bdf_str(fn.id()));
+      // A guest may lower Device Control's limit while the block holds a TLP it built under a
+      // larger one, which leaves as built (logged); only a TLP over every limit the block has been
+      // given is the block's fault.
       const unsigned limit = read ? fn.max_read_request_size() : fn.max_payload_size();
-      if (span > limit)
+      const unsigned seen = 128u << std::min(read ? max_read_req_seen_ : max_payload_seen_, uint8_t(5));
+      if (span > std::max(limit, seen))
         return broken("sent a " + type + " of " + std::to_string(span) + " bytes, over " +
                       (read ? "Max_Read_Request_Size " : "Max_Payload_Size ") + std::to_string(limit));
+      if (span > limit)
+        ctx_.event(name(), "tlp_over_limit").str("type", type).u64("bytes", span).u64("limit", limit)
+            .str("reason", "Device Control lowered after the block built it");
       if ((h.address & 0xfff) + span > 4096)
         return broken("sent a " + type + " crossing a 4 KiB boundary (PCIe r5.0 §2.2.7)");
       if (read && reads_[h.tag].busy) return broken("sent an MRd on tag " + std::to_string(h.tag) + ", still outstanding");

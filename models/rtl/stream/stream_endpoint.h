@@ -14,10 +14,12 @@
 //
 // The core checks what the block sends, as a link partner would refuse a malformed TLP: a TLP
 // that does not unpack, a request whose requester ID is not the function's, a read over
-// Max_Read_Request_Size or a write over Max_Payload_Size (Device Control), one crossing a 4 KiB
-// boundary, a read on a tag still outstanding, or a type the block may not send, is a broken
-// block: a SystemC error. With Bus Master Enable clear a request is not sent (logged
-// `request_blocked`): a write is dropped, a read is ended with a UR completion of the core's own.
+// Max_Read_Request_Size or a write over Max_Payload_Size (Device Control: over the largest the
+// block has been given, since a guest may lower it under a TLP the block has built, which then
+// leaves as built, logged `tlp_over_limit`), one crossing a 4 KiB boundary, a read on a tag
+// still outstanding, or a type the block may not send, is a broken block: a SystemC error.
+// With Bus Master Enable clear a request is not sent (logged `request_blocked`): a write is
+// dropped, a read is ended with a UR completion of the core's own.
 // A read the host does not complete within cpl_timeout_ps is ended with a Completer Abort
 // completion of the core's own (logged `cpl_timeout`, reported to the invariant checker).
 //
@@ -114,6 +116,7 @@ class TlpStreamEndpoint : public pcie::EndpointBase {
   uint32_t tx_ready_pattern_ = ~0u;
   sc_core::sc_event kick_;
   Inputs driven_;                                // what the block sees until the next falling edge
+  uint8_t max_payload_seen_ = 0, max_read_req_seen_ = 0;  // the largest encodings it has been driven
   std::deque<std::vector<uint32_t>> rx_;         // TLPs for the block, as beats
   size_t rx_beat_ = 0;                           // beats of rx_.front() taken
   std::vector<uint32_t> tx_;                     // beats of the block's TLP so far
