@@ -12,6 +12,8 @@
 //   slots.h           the downstream ports' hot-plug slots, plug, unplug, destroy, timeout
 //   dsp_msi.h         the DSPs' MSIs over ACG credits and their retries
 //   command.h         the stdin commands
+//   sriov.h           SR-IOV (with --total-vfs): VF slots, VFE fan-out, per-VF FLR (sriov_cap.h,
+//                     vf_image.h: the PF's capabilities and the VFs' config images)
 // with what they share in app_state.h (the workqueue is workqueue.h). Each thread is a
 // pcie::Activity (steps on a TimedQueue), not a SystemC thread.
 //
@@ -45,6 +47,7 @@
 #include "vnet/mq_start.h"
 #include "vnet/pe1.h"
 #include "vnet/slots.h"
+#include "vnet/sriov.h"
 #include "vnet/status_machine.h"
 #include "vnet/vnet_endpoint.h"
 #include "vnet/vnet_options.h"
@@ -79,6 +82,7 @@ class VnetApp : public sc_core::sc_module {
   Slots& slots() { return *slots_; }
   DspMsi& msi() { return *msi_; }
   MqStart& mq_start() { return *mq_; }
+  Sriov* sriov() { return sriov_.get(); }
 
   // Submits a work item as the application's own code would (the device's current generation
   // for controller-scoped types): how a test reaches DEVICE_RESET, which the application
@@ -112,6 +116,7 @@ class VnetApp : public sc_core::sc_module {
   std::unique_ptr<CvqHandler> cvq_;
   std::unique_ptr<WorkItems> items_;
   std::unique_ptr<Console> console_;
+  std::unique_ptr<Sriov> sriov_;
 };
 
 }  // namespace dpusim::vnet

@@ -29,6 +29,7 @@ struct VnetOptions {
   int hotplug_mode = 1;  // the application's default: hotplug
   int tlp_core = -1, worker_core = -1, mq_core = -1;
   std::string lu_mode = "none";
+  int total_vfs = 0;  // --total-vfs: VFs per PF (SR-IOV), 0 = off
   // Optional feature flags (the DOCA guide's optional feature flags).
   bool guest_csum = false, guest_tso4 = false, guest_tso6 = false, guest_ecn = false, guest_ufo = false;
   bool host_ecn = false, host_ufo = false, mrg_rxbuf = false;
@@ -38,6 +39,9 @@ struct VnetOptions {
   uint64_t device_features() const;
   // EP i's MAC: the base MAC with the last octet + i, no carry.
   Mac ep_mac(unsigned i) const;
+  bool sriov() const { return total_vfs > 0; }
+  // VF g's MAC (g = pf_index x total-vfs + slot): the base MAC's low 16 bits + num_ep + g.
+  Mac vf_mac(unsigned g) const;
   // "num-ep=4 hotplug-mode=0 ..." for the log.
   std::string describe() const;
 };

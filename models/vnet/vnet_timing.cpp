@@ -82,4 +82,10 @@ const pcie::TimingParam cleanup_stats_mutex_ps({"vnet.cleanup.stats_mutex_ps", 0
 const pcie::TimingParam fw_acg_refill_ps({"vnet.fw.acg_refill_ps", 0, 0, 100000000000000ull, "ps"},
                                          ExploreRange::per_use(100, 100, kAcgRefillSpreadPs));
 
+// SR-IOV (the DOCA guide's 7.7): one VF's tlp_dev start / stop on the worker.
+const pcie::TimingParam work_vf_tlp_dev_start_ps({"vnet.work.vf_tlp_dev_start_ps", 1000000000, 0, 100000000000000ull, "ps"},
+                                                 ExploreRange::per_use(50, 200));
+const pcie::TimingParam work_vf_tlp_dev_stop_ps({"vnet.work.vf_tlp_dev_stop_ps", 500000000, 0, 100000000000000ull, "ps"},
+                                                ExploreRange::per_use(50, 200));
+
 }  // namespace dpusim::vnet::timing

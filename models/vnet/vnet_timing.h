@@ -46,5 +46,7 @@ extern const pcie::TimingParam main_loop_origin_ps;
 extern const pcie::TimingParam cleanup_stats_drain_ps;
 extern const pcie::TimingParam cleanup_stats_mutex_ps;
 extern const pcie::TimingParam fw_acg_refill_ps;
+extern const pcie::TimingParam work_vf_tlp_dev_start_ps;
+extern const pcie::TimingParam work_vf_tlp_dev_stop_ps;
 
 }  // namespace dpusim::vnet::timing
