@@ -1,11 +1,14 @@
 """The ionic NIC under the event-log levels and the fidelity choice: `summary` leaves out its
 per-frame and per-work-request events (categories ionic_frame, rdma, mesh) and keeps its device
 commands and log lines; its DMA has no lt mode yet, so the document's "fidelity": "lt" and
-sim.set_fidelity("lt") refuse it by name, before any endpoint is switched."""
+sim.set_fidelity("lt") refuse it by name, before any endpoint is switched. An RTL block, which
+issues its own TLPs, refuses lt the same way."""
 import collections
 import os
 
 import pytest
+
+import _dpusim
 
 from dpusim.run import run
 from dpusim.scenario_file import load_scenario
@@ -56,3 +59,19 @@ def test_set_fidelity_refuses_an_ionic_nic_and_switches_nothing():
 
     res = run_ok(scenario, {"topology": {"slots": [{"kind": "test"}, {"kind": "ionic"}]}})
     assert res.result == ("ep1 has no lt fidelity: " + NO_LT, "ep1 has no lt fidelity: " + NO_LT, "tlp", "tlp")
+
+
+RTL_NO_LT = "an RTL block issues its own TLPs, not through the DMA requester: its DMA is TLPs only (docs/fidelity.md)"
+
+
+@pytest.mark.skipif(not _dpusim.build_options["DPUSIM_RTL"], reason="the RTL co-simulation is not built (DPUSIM_RTL=OFF)")
+def test_an_rtl_block_refuses_lt_too():
+    doc = {"topology": {"slots": [{"kind": "rtl_dma"}]}}
+    assert run(lambda sim: None, dict(doc, fidelity="lt")).doc_error == "$.fidelity: slot 0 (rtl_dma): " + RTL_NO_LT
+
+    async def scenario(sim):
+        with pytest.raises(ValueError) as e:
+            await sim.set_fidelity("lt", device="ep0")
+        return str(e.value), sim.fidelity("ep0")
+
+    assert run_ok(scenario, doc).result == ("ep0 has no lt fidelity: " + RTL_NO_LT, "tlp")
