@@ -47,6 +47,7 @@ class EpImages {
   pcie::Function& virtio() { return virtio_; }
   const pcie::Function& virtio() const { return virtio_; }
   pcie::ConfigSpace& internal() { return internal_; }
+  const pcie::ConfigSpace& internal() const { return internal_; }
 
   // A host config read: the image DW masked with the first byte enables.
   uint32_t read(uint16_t offset, uint8_t first_be) const;

@@ -127,7 +127,14 @@ std::string VnetOptions::describe() const {
                   " max-queue-pairs=" + std::to_string(max_queue_pairs) + " queue-size=" + std::to_string(queue_size) +
                   " mac-addr=" + mac_str(mac) + " mtu=" + std::to_string(mtu) + " speed=" + std::to_string(speed);
   if (mrg_rxbuf) s += " mrg-rxbuf";
+  if (lu_mode != "none") s += " lu-mode=" + lu_mode;
   return s;
+}
+
+std::string lu_mode_conflict(const VnetOptions& o, int total_vfs) {
+  if (o.lu_mode == "none" || total_vfs <= 0) return "";
+  return "--lu-mode " + o.lu_mode + " and --total-vfs " + std::to_string(total_vfs) +
+         " are mutually exclusive: live update transfers PF state only";
 }
 
 VnetOptions parse_vnet_options(const json& options, const std::string& path) {
@@ -197,8 +204,6 @@ VnetOptions parse_vnet_options(const json& options, const std::string& path) {
     throw DocError(at("worker-core"), fmt("tlp-core (%lld) must not equal worker-core (%lld)", o.tlp_core, o.worker_core));
   if (o.mq_core >= 0 && o.mq_core == o.tlp_core)
     throw DocError(at("mq-core"), fmt("mq-core (%lld) must not equal tlp-core (%lld)", o.mq_core, o.tlp_core));
-  if (o.lu_mode != "none")
-    throw DocError(at("lu-mode"), "live update is not modelled: only 'none' can run (docs/fidelity.md)");
   // Run-time checks of the application's startup, which abort it.
   std::string error;
   if (!parse_mac(o.mac_addr, o.mac, &error))

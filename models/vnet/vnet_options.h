@@ -52,6 +52,12 @@ uint64_t vnet_always_added_features();
 // offending option and the application's message.
 VnetOptions parse_vnet_options(const nlohmann::json& options, const std::string& path);
 
+// The DOCA guide §7.7.7: live update and SR-IOV are mutually exclusive ("live update transfers PF
+// state only, so the app refuses to start with both enabled"): the refusal for lu-mode with
+// `total_vfs` VFs, or "" when they may run together. For the option parser's cross-checks
+// once --total-vfs exists.
+std::string lu_mode_conflict(const VnetOptions& o, int total_vfs);
+
 // "52:54:00:12:34:56" as the application parses it; returns the error message on failure.
 bool parse_mac(const std::string& text, Mac& out, std::string* error);
 std::string mac_str(const Mac& mac);

@@ -43,5 +43,15 @@ extern const pcie::TimingParam dp_rx_frame_ps;
 extern const pcie::TimingParam dp_rx_fifo_frames;
 extern const pcie::TimingParam main_loop_ps;
 extern const pcie::TimingParam fw_acg_refill_ps;
+// Live update (live_update.h).
+extern const pcie::TimingParam lu_msg_ps;
+extern const pcie::TimingParam lu_copy_kib_ps;
+extern const pcie::TimingParam lu_process_start_ps;
+extern const pcie::TimingParam lu_dev_open_ps;
+extern const pcie::TimingParam lu_rep_attach_ps;
+extern const pcie::TimingParam lu_engine_export_ps;
+extern const pcie::TimingParam lu_engine_import_ps;
+extern const pcie::TimingParam lu_ch_create_ps;
+extern const pcie::TimingParam lu_ch_stop_ps;
 
 }  // namespace dpusim::vnet::timing
