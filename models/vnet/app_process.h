@@ -55,6 +55,8 @@ class WorkItems;
 
 // What the processes of the application share on the DPU.
 struct AppShared {
+  AppShared(pcie::SimContext& c, pcie::TimedQueue& q, std::string p, std::function<void(pcie::Tlp*)> up)
+      : ctx(c), later(q), path(std::move(p)), send_up(std::move(up)) {}
   pcie::SimContext& ctx;
   pcie::TimedQueue& later;
   std::string path;                              // the switch's component path ("switch")

@@ -147,7 +147,11 @@ class LiveUpdate {
     std::vector<std::optional<VqConf>> conf;
   };
   std::vector<StagedEngine> staged_;
-  struct EnableThread;
+  struct EnableThread {
+    explicit EnableThread(pcie::TimedQueue& q) : activity(q) {}
+    pcie::Activity activity;
+    bool done = false;
+  };
   std::vector<std::unique_ptr<EnableThread>> enables_;
   std::vector<bool> enabled_ok_;
   unsigned go_received_ = 0;

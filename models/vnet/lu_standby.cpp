@@ -24,12 +24,6 @@
 
 namespace dpusim::vnet {
 
-struct LiveUpdate::EnableThread {
-  explicit EnableThread(pcie::TimedQueue& q) : activity(q) {}
-  pcie::Activity activity;
-  bool done = false;
-};
-
 void LiveUpdate::run_standby(const VnetOptions& cli) {
   cli_ = cli;
   mode_ = LuMode::STANDBY;

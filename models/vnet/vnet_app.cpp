@@ -2,7 +2,9 @@
 
 #include "switch/switch_timing.h"
 #include "vnet/dsp_msi.h"
+#include "vnet/mq_start.h"
 #include "vnet/pe1.h"
+#include "vnet/slots.h"
 #include "vnet/status_machine.h"
 #include "vnet/vnet_layout.h"
 
@@ -16,7 +18,7 @@ VnetApp::VnetApp(sc_module_name name, pcie::SimContext& ctx, const VnetOptions& 
       up("up"),
       later_("later", &ctx.explore),  // its threads' same-time steps are an exploration knob ("ties")
       options_(options),
-      shared_{ctx, later_, this->name(), [this](Tlp* t) { up.send(*t); }} {
+      shared_(ctx, later_, this->name(), [this](Tlp* t) { up.send(*t); }) {
   const unsigned n = unsigned(options.num_ep);
   shared_.engines.assign(n, nullptr);
   shared_.links.assign(n, nullptr);
@@ -42,7 +44,7 @@ VnetApp::VnetApp(sc_module_name name, pcie::SimContext& ctx, const VnetOptions& 
 
 VnetApp::~VnetApp() = default;
 
-void VnetApp::start_of_simulation() { process(1)->msi().start(); }
+void VnetApp::start_of_simulation() { process(1).msi().start(); }
 
 AppProcess& VnetApp::primary() { return *shared_.serving; }
 
@@ -57,10 +59,10 @@ void VnetApp::attach(unsigned i, VnetEndpoint* engine, pcie::Link* link) {
     shared_.engine_owner[i]->status().device_needs_reset(i, reason);
   };
   engine->on_vq_enabled = [this, i](unsigned q) { shared_.engine_owner[i]->invariants().check_vq_enabled(i, q); };
-  process(1)->attach(i);
+  process(1).attach(i);
 }
 
-void VnetApp::create_static_devices() { process(1)->create_static_devices(true); }
+void VnetApp::create_static_devices() { process(1).create_static_devices(true); }
 
 void VnetApp::shutdown(const std::function<void(const std::function<bool()>&)>& run_until) {
   primary().shutdown(run_until);
@@ -115,7 +117,7 @@ void VnetApp::receive_down(Tlp& t) {
 void VnetApp::trace(sc_trace_file* vcd) {
   // The platform's first process: a live update's standby starts after the trace file is
   // open, so its threads appear in the event log only (docs/vnet.md, Live update).
-  AppProcess& p = *process(1);
+  AppProcess& p = process(1);
   AppState& app = p.state();
   const std::string base = name();
   sc_trace(vcd, p.pe1().trace_queue, base + ".pe1_queue", 32);
