@@ -240,6 +240,32 @@ DPUSIM_PYBIND(platform) {
         return p.ctx().faults.add(r);
       })
       .def("remove_fault", [](Platform& p, uint64_t id) { p.ctx().faults.remove(id); })
+      .def("add_mesh_fault", [](Platform& p, const std::string& action, std::optional<std::string> src,
+                                std::optional<std::string> dst, std::optional<std::string> kind, uint64_t delay_ps,
+                                uint64_t skip, uint64_t count) {
+        dpusim::net::Mesh* mesh = p.mesh();
+        if (!mesh) throw py::value_error("the platform has no mesh");
+        auto node = [mesh](const std::string& name) {
+          for (unsigned i = 0; i < mesh->nodes(); ++i)
+            if (mesh->member(i).mesh_name() == name) return i;
+          throw py::value_error("'" + name + "' is not a member of the mesh");
+        };
+        dpusim::net::MeshFault f;
+        if (action == "drop") f.action = dpusim::net::MeshFaultAction::Drop;
+        else if (action == "delay") f.action = dpusim::net::MeshFaultAction::Delay;
+        else if (action == "duplicate") f.action = dpusim::net::MeshFaultAction::Duplicate;
+        else throw py::value_error("mesh fault action '" + action + "' is not drop, delay or duplicate");
+        if (src) f.src = node(*src);
+        if (dst) f.dst = node(*dst);
+        f.kind = kind;
+        f.delay_ps = delay_ps;
+        f.skip = skip;
+        f.count = count;
+        return mesh->add_fault(f);
+      })
+      .def("remove_mesh_fault", [](Platform& p, uint64_t id) {
+        if (p.mesh()) p.mesh()->remove_fault(id);
+      })
       .def("set_timing", [](Platform& p, const std::string& name, uint64_t value) {
         try {
           p.ctx().timing.set(name, value);

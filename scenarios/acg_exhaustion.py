@@ -4,15 +4,16 @@ is abandoned after 5 s and its plug stays unseen until the host polls.
 Firmware grants the application no credits at start and replaces none (`"initial": 0, "refill":
 false`), and posts a single credit at 2 s. Two slots, a Linux pciehp host. Enabling the slots'
 interrupts already costs a Command Completed MSI each, which fails (never retried). `plug 0` and
-`plug 1` run one after the other on the worker; each slot-event MSI finds no credit and is marked
-for retry. At 2 s the credit arrives; one main-loop period later the retry pass sends DSP 0's MSI
-("DSP[0] MSI retry succeeded"), and DSP 1's fails again. Linux handles slot 0 (the same read
-of Slot Status also clears the Command Completed its boot-time enable left behind), but the
-power-on's own Command Completed interrupt never comes: Linux waits out the 1 s "Timeout on
-hotplug command" before the link poll, so the slot comes up a second late. DSP 1's retry is abandoned 5 s after its first failure ("host will poll Slot Status");
-Linux does not poll while the interrupt is enabled, so the plug stays unseen until the scenario
-turns on the host's (non-Linux) Slot Status poll, which finds the event bits and brings the slot
-up, each Command Completed seen by the next poll."""
+`plug 1` run one after the other on the worker; each slot-event MSI finds no credit and is
+marked for retry. At 2 s the credit arrives; the main loop's next iteration runs the retry pass,
+which sends DSP 0's MSI ("DSP[0] MSI retry succeeded"), and DSP 1's fails again. Linux handles
+slot 0 (the same read of Slot Status also clears the Command Completed its boot-time enable left
+behind), but the power-on's own Command Completed interrupt never comes: Linux waits out the 1 s
+"Timeout on hotplug command" before the link poll, so the slot comes up a second late. DSP 1's
+retry is abandoned when the application's whole-second clock has counted 5 s since its first
+failure ("host will poll Slot Status"); Linux does not poll while the interrupt is enabled, so
+the plug stays unseen until the scenario turns on the host's (non-Linux) Slot Status poll, which
+finds the event bits and brings the slot up, each Command Completed seen by the next poll."""
 from dpusim.drivers.pci import pci_host_probe
 from dpusim.drivers.pciehp import STATE_NAMES, pciehp_probe_all
 from dpusim.units import ms, s

@@ -1,15 +1,15 @@
-"""The host ignores an unplug: the application's safety net forces the removal 30 s later.
+"""The host ignores an unplug: the application's safety net forces the removal on its 30th second.
 
 A Linux pciehp host with one slot, told to ignore attention-button presses while the slot is on
 (a host whose pciehp thread is stuck, or a driver that never lets go). `plug 0` and the probe go
 as usual; `unplug 0` sets the attention button and sends the MSI, and nothing answers. The
-application's main loop checks every pending unplug against UNPLUG_TIMEOUT_SEC: 30 s after
-`Initiating unplug` (exactly: the model does not reproduce the loop's whole-second clock) it
-forces device_status to 0, drops DLActive and Presence Detect State, sets Presence Detect
-Changed without an MSI, and destroys the endpoint on its worker. The host's driver is left bound
-to a function that now answers config reads with Unsupported Request (all-ones): the stuck host
-the application's comment describes. Nothing runs during the 30 s, so the run takes well under
-a second of wall time."""
+application's main loop checks every pending unplug against UNPLUG_TIMEOUT_SEC on its whole-
+second clock: at the first iteration once 30 whole seconds have passed since `Initiating unplug`
+(29.37 s later here, at 30.000 s of the application's clock) it forces device_status to 0, drops
+DLActive and Presence Detect State, sets Presence Detect Changed without an MSI, and destroys
+the endpoint on its worker. The host's driver is left bound to a function that now answers
+config reads with Unsupported Request (all-ones): the stuck host the application's comment
+describes. Nothing runs during the 30 s, so the run takes well under a second of wall time."""
 from dpusim.drivers.pci import pci_host_probe
 from dpusim.drivers.pciehp import pciehp_probe_all
 from dpusim.units import s

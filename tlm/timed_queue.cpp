@@ -4,7 +4,8 @@ namespace dpusim::pcie {
 
 using namespace sc_core;
 
-TimedQueue::TimedQueue(sc_module_name name, Explorer* explorer) : sc_module(name), explorer_(explorer) {
+TimedQueue::TimedQueue(sc_module_name name, Explorer* explorer, InvariantChecker* checker)
+    : sc_module(name), explorer_(explorer), checker_(checker) {
   SC_METHOD(run);
   sensitive << wake_;
   dont_initialize();
@@ -28,7 +29,16 @@ void TimedQueue::cancel(const Key& key) {
 
 void TimedQueue::run() {
   const uint64_t now = sc_time_stamp().value();
+  if (halted_) return;
+  if (now != instant_ps_) instant_ps_ = now, at_instant_ = 0;
   while (!queue_.empty() && std::get<0>(queue_.begin()->first) <= now) {
+    if (checker_ && ++at_instant_ > kMaxCallbacksPerInstant) {
+      checker_->violation(now, name(), "zero_time_spin",
+                          std::to_string(at_instant_ - 1) + " callbacks ran at this instant and more are due: a loop "
+                          "that never lets simulated time pass");
+      halted_ = true;
+      return;
+    }
     auto fn = std::move(queue_.begin()->second);
     queue_.erase(queue_.begin());
     fn();

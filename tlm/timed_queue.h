@@ -1,6 +1,10 @@
 // Callbacks at simulated times, in (time, order of scheduling) order: how a model waits out a
 // latency without a SystemC thread per request. One event serves the whole queue.
 //
+// A queue given the invariant checker guards its owner against a loop that never lets
+// simulated time pass: more than kMaxCallbacksPerInstant callbacks at one instant is the
+// "zero_time_spin" violation, after which the queue runs nothing more (the run has failed).
+//
 // A callback may carry a tie key (an application thread's step does, tlm/activity.h): among
 // callbacks due at the same time, keys order them before scheduling order. Keys are all
 // Explorer::kProgramOrder unless schedule exploration draws them, so a nominal run keeps
@@ -16,14 +20,17 @@
 #include <utility>
 
 #include "tlm/explore.h"
+#include "tlm/invariants.h"
 
 namespace dpusim::pcie {
 
 class TimedQueue : public sc_core::sc_module {
  public:
   SC_HAS_PROCESS(TimedQueue);
-  // `explorer`, when given, draws the tie keys of thread steps (exploration knob "ties").
-  explicit TimedQueue(sc_core::sc_module_name name, Explorer* explorer = nullptr);
+  // `explorer`, when given, draws the tie keys of thread steps (exploration knob "ties");
+  // `checker`, when given, watches for loops that spin without time passing.
+  explicit TimedQueue(sc_core::sc_module_name name, Explorer* explorer = nullptr, InvariantChecker* checker = nullptr);
+  static constexpr uint64_t kMaxCallbacksPerInstant = 100000;
 
   using Key = std::tuple<uint64_t, uint64_t, uint64_t>;  // (time ps, tie, seq)
   // Runs `fn` at now + `delay` (after everything already scheduled for that time with the
@@ -38,6 +45,9 @@ class TimedQueue : public sc_core::sc_module {
  private:
   void run();
   Explorer* explorer_;
+  InvariantChecker* checker_;
+  uint64_t instant_ps_ = 0, at_instant_ = 0;  // callbacks run at the current instant
+  bool halted_ = false;
   std::map<Key, std::function<void()>> queue_;
   uint64_t seq_ = 0;
   sc_core::sc_event wake_;

@@ -18,6 +18,7 @@
 #include <string>
 #include <vector>
 
+#include "net/mesh.h"
 #include "net/net_end.h"
 #include "tlm/endpoint_base.h"
 #include "tlm/sim_context.h"
@@ -37,6 +38,8 @@ class EndpointInstance {
   virtual pcie::EndpointBase& endpoint() = 0;
   // The endpoint's network port, or null when it has none.
   virtual net::NetEnd* network_port() { return nullptr; }
+  // The endpoint's mesh port (net/mesh.h), or null when it has none.
+  virtual net::MeshEnd* mesh_port() { return nullptr; }
   virtual void trace(sc_core::sc_trace_file* vcd) {}
   // The end of the run, before the log closes (a device's own shutdown: stats lines...).
   // `run_until(done)` advances simulated time until done() holds or nothing is left to run.
@@ -50,6 +53,7 @@ class EndpointConfig {
  public:
   virtual ~EndpointConfig() = default;
   virtual bool has_network_port() const { return false; }
+  virtual bool has_mesh_port() const { return false; }
   // Builds the endpoint named `name` ("ep2").
   virtual std::unique_ptr<EndpointInstance> build(pcie::SimContext& ctx, const std::string& name) const = 0;
   // One word or a few for the platform_start event ("test", "ionic p4=loopback.json").

@@ -2,6 +2,7 @@
 // (device/endpoint_kind.h). A new device adds its registration here.
 #include "device/endpoint_kind.h"
 #include "device/family.h"
+#include "ionic/ionic_kind.h"
 #include "testep/testep_kind.h"
 #include "vnet/vnet_family.h"
 
@@ -19,7 +20,7 @@ const DeviceFamily* find_family(const std::string& name) {
 }
 
 const std::vector<EndpointKind>& endpoint_kinds() {
-  static const std::vector<EndpointKind> kinds = {testep::test_endpoint_kind()};
+  static const std::vector<EndpointKind> kinds = {ionic::ionic_kind(), testep::test_endpoint_kind()};
   return kinds;
 }
 

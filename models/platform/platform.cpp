@@ -115,6 +115,7 @@ Platform::Platform(const PlatformSpec& spec, const Outputs& outputs) : spec_(spe
     build_test_topology(*host_link);
   }
   build_wires();
+  build_mesh();
   if (spec.vcd && !outputs.vcd.empty()) build_traces();
 }
 
@@ -169,6 +170,13 @@ void Platform::build_wires() {
         outputs_.pcap_dir.empty() ? "" : outputs_.pcap_dir + "/" + wire_file_name(unsigned(i), spec_.wires[i]);
     wires_.push_back(new net::Wire(("wire" + std::to_string(i)).c_str(), *ctx_, unsigned(i), a, b, pcap));
   }
+}
+
+void Platform::build_mesh() {
+  if (spec_.mesh.empty()) return;
+  std::vector<net::MeshEnd*> members;
+  for (unsigned ep : spec_.mesh) members.push_back(endpoints_[ep]->mesh_port());
+  mesh_ = new net::Mesh("mesh", *ctx_, std::move(members));
 }
 
 std::string wire_file_name(unsigned index, const WireSpec& w) {

@@ -72,6 +72,8 @@ class Platform {
   // A frame from the Python-driven end of `wire` (throws std::invalid_argument if it has none).
   uint64_t send_frame(unsigned wire, std::vector<uint8_t> bytes);
   unsigned wires() const { return unsigned(wires_.size()); }
+  // The mesh (null when the document names none).
+  net::Mesh* mesh() { return mesh_; }
 
   // Ends the run: the device family's shutdown (which may advance simulated time), the frame
   // ledger checked, the VCD closed (with its fixed date), the log flushed. Nothing may run
@@ -85,6 +87,7 @@ class Platform {
  private:
   void build_test_topology(pcie::Link& host_link);
   void build_wires();
+  void build_mesh();
   void build_traces();
   void run_until(const std::function<bool()>& done);
   pcie::Requester::Done completion(uint64_t token);
@@ -96,6 +99,7 @@ class Platform {
   sw::PcieSwitch* switch_ = nullptr;
   std::unique_ptr<FamilyInstance> family_;
   std::vector<net::Wire*> wires_;
+  net::Mesh* mesh_ = nullptr;
   std::vector<std::unique_ptr<net::NetEnd>> peers_;
   std::map<unsigned, net::PythonPeer*> python_peers_;  // by wire index
   std::vector<pcie::Link*> links_;

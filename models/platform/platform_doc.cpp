@@ -139,6 +139,27 @@ void parse_explore(const json& e, PlatformSpec& spec) {
   spec.explore_only = std::move(knobs);
 }
 
+// "mesh": ["ep0", "ep1", ...]: at least two endpoints with a mesh port, each once.
+void parse_mesh(const json& mesh, PlatformSpec& spec) {
+  if (!mesh.is_array()) throw DocError("$.mesh", "must be a list of endpoints, \"ep<i>\"");
+  if (mesh.size() < 2) throw DocError("$.mesh", "a mesh needs at least two endpoints, not " + std::to_string(mesh.size()));
+  const unsigned count = spec.family ? 0 : unsigned(spec.slots.size());
+  for (size_t i = 0; i < mesh.size(); ++i) {
+    const std::string path = "$.mesh[" + std::to_string(i) + "]";
+    if (!mesh[i].is_string()) throw DocError(path, "must be a string \"ep<i>\"");
+    const std::string s = mesh[i].get<std::string>();
+    if (s.size() < 3 || s.size() > 4 || s.compare(0, 2, "ep") != 0 || s.find_first_not_of("0123456789", 2) != std::string::npos)
+      throw DocError(path, "'" + s + "' is not \"ep<i>\"");
+    const unsigned ep = unsigned(std::stoul(s.substr(2)));
+    if (ep >= count) throw DocError(path, "endpoint '" + s + "' does not exist (the platform has " + std::to_string(count) + ")");
+    if (!spec.slots[ep] || !spec.slots[ep]->config->has_mesh_port())
+      throw DocError(path, "endpoint '" + s + "' has no mesh port");
+    if (std::find(spec.mesh.begin(), spec.mesh.end(), ep) != spec.mesh.end())
+      throw DocError(path, "endpoint '" + s + "' is already in the mesh");
+    spec.mesh.push_back(ep);
+  }
+}
+
 // Deepest nesting of objects and arrays, strings skipped.
 size_t nesting_depth(const std::string& text) {
   size_t depth = 0, deepest = 0;
@@ -176,7 +197,7 @@ PlatformSpec parse_platform_doc(const std::string& text, const DocContext& doc_c
     throw DocError("$", std::string("not valid JSON: ") + e.what());
   }
   if (!doc.is_object()) throw DocError("$", "must be a JSON object");
-  only_keys(doc, "$", {"seed", "host", "topology", "timing", "outputs", "wires", "explore"});
+  only_keys(doc, "$", {"seed", "host", "topology", "timing", "outputs", "wires", "explore", "mesh"});
   PlatformSpec spec;
   if (doc.contains("seed")) spec.seed = uint_at(doc["seed"], "$.seed", 0, UINT64_MAX);
 
@@ -229,6 +250,7 @@ PlatformSpec parse_platform_doc(const std::string& text, const DocContext& doc_c
 
   if (doc.contains("wires")) parse_wires(doc["wires"], spec);
   if (doc.contains("explore")) parse_explore(doc["explore"], spec);
+  if (doc.contains("mesh")) parse_mesh(doc["mesh"], spec);
 
   if (doc.contains("outputs")) {
     const json& o = object_at(doc, "outputs", "$");

@@ -40,7 +40,8 @@ struct PlatformSpec {
   std::string family_name;
   std::shared_ptr<const FamilyConfig> family;
   std::vector<WireSpec> wires;
-  std::vector<std::pair<std::string, uint64_t>> timing;  // overrides, in document order
+  std::vector<unsigned> mesh;  // the mesh's members (endpoint indexes), node i = mesh[i]
+  std::vector<std::pair<std::string, uint64_t>> timing;  // overrides, in name order (a JSON object's)
   bool vcd = true;
   // Schedule exploration (tlm/explore.h): off, on for every knob, or on for the knobs named.
   bool explore = false;

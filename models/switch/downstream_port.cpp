@@ -21,9 +21,7 @@ void DownstreamPort::init_slot(bool occupied) {
   cfg.set(cap + PCI_EXP_SLTCTL, 2, occupied ? 0 : PCI_EXP_SLTCTL_PCC);
   cfg.set(cap + PCI_EXP_SLTSTA, 2, occupied ? PCI_EXP_SLTSTA_PDS : 0);
   link_.set_up(occupied);
-  uint16_t linksta = uint16_t(cfg.get(cap + PCI_EXP_LNKSTA, 2) & ~(PCI_EXP_LNKSTA_DLLLA | PCI_EXP_LNKSTA_NLW));
-  if (occupied) linksta |= uint16_t(PCI_EXP_LNKSTA_DLLLA | (link_.width() << PCI_EXP_LNKSTA_NLW_SHIFT));
-  cfg.set(cap + PCI_EXP_LNKSTA, 2, linksta);
+  cfg.set(cap + PCI_EXP_LNKSTA, 2, link_status(occupied));
   cfg.seal();
   cfg.on_write(uint16_t(cap + PCI_EXP_SLTCTL), 2, [this](uint16_t, uint32_t before, uint32_t after, uint8_t be) {
     // Slot Control is the low half of the DW; a write with either low byte enabled is a command.
@@ -70,11 +68,18 @@ void DownstreamPort::on_slot_control(uint32_t before, uint32_t after) {
 void DownstreamPort::set_link(bool up) {
   if (link_.up() == up) return;
   link_.set_up(up);
-  const uint16_t cap = pcie_cap();
-  uint16_t linksta = uint16_t(cfg.get(cap + PCI_EXP_LNKSTA, 2) & ~(PCI_EXP_LNKSTA_DLLLA | PCI_EXP_LNKSTA_NLW));
-  if (up) linksta |= uint16_t(PCI_EXP_LNKSTA_DLLLA | (link_.width() << PCI_EXP_LNKSTA_NLW_SHIFT));
-  cfg.set(cap + PCI_EXP_LNKSTA, 2, linksta);
+  cfg.set(pcie_cap() + PCI_EXP_LNKSTA, 2, link_status(up));
   set_event(PCI_EXP_SLTSTA_DLLSC);
+}
+
+// Link Status with the link up: Data Link Layer Link Active, the negotiated width and the
+// Current Link Speed (PCIe r5.0 §7.5.3.8; the speed is the link's generation, its encoding);
+// with it down, none of them.
+uint16_t DownstreamPort::link_status(bool up) const {
+  const uint16_t kept = uint16_t(cfg.get(pcie_cap() + PCI_EXP_LNKSTA, 2) &
+                                 ~(PCI_EXP_LNKSTA_DLLLA | PCI_EXP_LNKSTA_NLW | PCI_EXP_LNKSTA_CLS));
+  if (!up) return kept;
+  return uint16_t(kept | PCI_EXP_LNKSTA_DLLLA | link_.width() << PCI_EXP_LNKSTA_NLW_SHIFT | link_.gen());
 }
 
 void DownstreamPort::update_interrupt() {

@@ -1,8 +1,9 @@
 // A switch downstream port (PCIe r5.0 §7.5.3 with Slot Implemented): the bridge function plus
 // its hot-plug slot and the link below it, with the spec's semantics:
 //  - Presence Detect State follows the card; a change sets Presence Detect Changed;
-//  - Power Controller Control: power on trains the link (slot.link_train_ps later DLLLA = 1),
-//    power off takes it down at once; each change of DLLLA sets Data Link Layer State Changed;
+//  - Power Controller Control: power on trains the link (slot.link_train_ps later DLLLA = 1,
+//    with the negotiated width and Current Link Speed in Link Status), power off takes it down
+//    at once; each change of DLLLA sets Data Link Layer State Changed;
 //  - every Slot Control write sets Command Completed (No Command Completed Support is 0);
 //  - the hot-plug interrupt is an MSI sent on the rising edge of
 //    HPIE && (enabled event bits set in Slot Status) (PCIe §6.7.3.4).
@@ -41,6 +42,7 @@ class DownstreamPort : public Bridge {
  private:
   void on_slot_control(uint32_t before, uint32_t after);
   void set_link(bool up);
+  uint16_t link_status(bool up) const;
   void set_event(uint16_t bits);
   void update_interrupt();
   void send_msi();

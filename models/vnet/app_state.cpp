@@ -1,5 +1,7 @@
 #include "vnet/app_state.h"
 
+#include "vnet/vnet_timing.h"
+
 namespace dpusim::vnet {
 
 AppState::AppState(pcie::SimContext& c, const VnetOptions& options, std::string p, pcie::TimedQueue& q, unsigned pid)
@@ -8,6 +10,13 @@ AppState::AppState(pcie::SimContext& c, const VnetOptions& options, std::string 
   wq.device_path = [pid](int dev) {
     return (pid == 1 ? std::string() : "vnet" + std::to_string(pid) + ".") + "ep" + std::to_string(dev);
   };
+}
+
+uint64_t AppState::loop_iteration_at(uint64_t t_ps) {
+  const uint64_t origin = ctx.latency_ps(timing::main_loop_origin_ps);  // per run: one phase
+  const uint64_t period = ctx.timing.get(timing::main_loop_ps);
+  if (t_ps <= origin) return origin;
+  return origin + (t_ps - origin + period - 1) / period * period;
 }
 
 std::string AppState::bdf_of(unsigned ep) const { return tlp::bdf_str(devices[ep]->images.virtio().id()); }

@@ -48,11 +48,27 @@ struct AppState {
   std::vector<pcie::Link*> links;  // endpoint i's link (its DLActive follows the slot)
 
   bool shutting_down = false;
+  // The main loop runs until the shutdown leaves it (after its wait for pending unplugs); its
+  // periodic checks (the unplug timeout, MSI retries) stop then.
+  bool loop_running = true;
   // The outcome of the hotplug or speed item running on the worker (nullptr: OK), for the
   // command that queued it (command.h).
   const char* item_result = nullptr;
 
   unsigned num_ep() const { return unsigned(controllers.size()); }
+
+  // The application's clock. Its timeouts compare whole seconds of CLOCK_MONOTONIC
+  // (`now.tv_sec - start.tv_sec >= N`), checked on main-loop iterations: the model's seconds
+  // are whole seconds of simulated time since the application's start (t = 0), and the main
+  // loop iterates every vnet.main_loop_ps from vnet.main_loop_origin_ps (docs/fidelity.md).
+  static uint64_t app_seconds(uint64_t t_ps) { return t_ps / kPsPerSec; }
+  static constexpr uint64_t kPsPerSec = 1000000000000ull;
+  // The first main-loop iteration at or after `t_ps`.
+  uint64_t loop_iteration_at(uint64_t t_ps);
+  // The first iteration at which `seconds` whole seconds have passed since `since_ps`.
+  uint64_t loop_iteration_after_seconds(uint64_t since_ps, uint64_t seconds) {
+    return loop_iteration_at((app_seconds(since_ps) + seconds) * kPsPerSec);
+  }
   std::string bdf_of(unsigned ep) const;  // "02:00.0": the BDF the host addresses ep by
   sc_core::sc_time cost(const pcie::TimingParam& p) const { return ctx.ps(p); }
   pcie::Event event(std::string_view name) { return ctx.event(path, name); }

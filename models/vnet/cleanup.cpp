@@ -26,9 +26,16 @@ void Cleanup::controller_cleanup(unsigned i, bool destroy_engine, pcie::Activity
   // A running MQ start sees the cancel flag before its next queue pair: the reset waits at
   // most one VQ-start step for it.
   a.wait_until([&c] { return c.mq_threads == 0; }, cost(timing::cleanup_poll_ps));
-  // Steps 0, 0a, 0b: stats collection stopped, counters and stats list destroyed; 0c: the
-  // config MSI-X, on full teardown only.
+  // Step 0: stats collection stopped, and its stats and counters drained (the application
+  // waits up to 10 s: vnet.cleanup.stats_drain_ps, at most that); 0a: the counters destroyed;
+  // 0b: the stats list destroyed, its mutex taken by a trylock of up to 2 s
+  // (vnet.cleanup.stats_mutex_ps); 0c: the config MSI-X, on full teardown only. Step 0 is
+  // what can hold the device status at 0x40 for seconds after a reset (docs/vnet.md).
+  a.then_if([&c] { return c.counters || c.stats_list; }, cost(timing::cleanup_stats_drain_ps), [] {});
+  a.then(line("Cleanup Step 0a: Destroying VNET virtqueue counters..."));
   a.then_if([&c] { return c.counters; }, cost(timing::work_counters_ps), [&c] { c.counters = false; });
+  a.then(line("Cleanup Step 0b: Destroying stats list..."));
+  a.then_if([&c] { return c.stats_list; }, cost(timing::cleanup_stats_mutex_ps), [] {});
   a.then_if([&c] { return c.stats_list; }, cost(timing::work_stats_list_ps), [&c] { c.stats_list = false; });
   a.then_if([&c, destroy_engine] { return destroy_engine && c.config_msix; }, sc_core::SC_ZERO_TIME,
             [&c] { c.config_msix.reset(); });

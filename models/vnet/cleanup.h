@@ -1,6 +1,7 @@
 // CONTROLLER_CLEANUP (DOCA vnet_pci_dev's controller cleanup, also the full teardown of a
 // destroy and of shutdown when `destroy_engine`): wait for the controller's MQ-start threads,
-// destroy counters and stats list, then Steps 1-6 (disable VQs, disable the engine, stop VQs,
+// stop stats collection and wait for its drain (Step 0), destroy the counters (0a), the stats
+// list (0b) and, on full teardown, the config MSI-X (0c), then Steps 1-6 (disable VQs, disable the engine, stop VQs,
 // the IO context, destroy VQs, stop the engine, destroy it), each operation's cost from the
 // timing profile; afterwards the reset hold's release is queued and a deferred FEATURES_OK
 // initialisation runs.

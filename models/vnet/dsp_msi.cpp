@@ -14,7 +14,6 @@ namespace {
 constexpr const char* kErrBadState = "DOCA_ERROR_BAD_STATE";
 constexpr const char* kErrAgain = "DOCA_ERROR_AGAIN";
 constexpr uint64_t MSI_RETRY_ABANDON_SEC = 5;
-constexpr uint64_t kPsPerSec = 1000000000000ull;
 // pci_spec_tlp.h: a Memory Write with data, 3DW or 4DW header.
 constexpr uint32_t MEM_WR_FMT_3DW_W_DATA = 0x2, MEM_WR_FMT_4DW_W_DATA = 0x3, MEM_WR_TYPE = 0x0;
 }  // namespace
@@ -63,7 +62,7 @@ void DspMsi::grant(unsigned count) {
   }
   trace_credits = acg_.count();
   for (const Retry& r : retries_)
-    if (r.pending) return schedule_retry_pass(app_.ctx.now_ps() + app_.ctx.timing.get(vnet::timing::main_loop_ps));
+    if (r.pending) return schedule_retry_pass(app_.loop_iteration_at(app_.ctx.now_ps() + 1));  // the next iteration
 }
 
 const char* DspMsi::send(unsigned i, const char* thread) {
@@ -128,7 +127,7 @@ void DspMsi::schedule_retry(unsigned i, const char* op) {
   s.since_ps = app_.ctx.now_ps();
   trace_retry[i] = true;
   app_.event("msi_retry").u64("dsp", i).str("op", "scheduled");
-  schedule_retry_pass(s.since_ps + MSI_RETRY_ABANDON_SEC * kPsPerSec);
+  schedule_retry_pass(app_.loop_iteration_after_seconds(s.since_ps, MSI_RETRY_ABANDON_SEC));
 }
 
 void DspMsi::clear_retry(unsigned i) {
@@ -145,6 +144,7 @@ void DspMsi::schedule_retry_pass(uint64_t at_ps) {
 }
 
 void DspMsi::drain_retries() {
+  if (!app_.loop_running) return;  // the application left its main loop
   const uint64_t now = app_.ctx.now_ps();
   for (unsigned i = 0; i < app_.num_ep(); ++i) {
     Retry& s = retries_[i];
@@ -157,11 +157,12 @@ void DspMsi::drain_retries() {
       continue;
     }
     if (err == kErrAgain) {
-      const uint64_t elapsed = now - s.since_ps;
-      if (s.since_ps != 0 && elapsed >= MSI_RETRY_ABANDON_SEC * kPsPerSec) {
+      // Whole seconds of the application's clock, as the source compares them.
+      const uint64_t elapsed = AppState::app_seconds(now) - AppState::app_seconds(s.since_ps);
+      if (s.since_ps != 0 && elapsed >= MSI_RETRY_ABANDON_SEC) {
         clear_retry(i);
         app_.log.debug(kMainThread, "DSP[%u] MSI retry abandoned after %" PRIu64 "s - host will poll Slot Status", i,
-                   elapsed / kPsPerSec);
+                       elapsed);
         app_.event("msi_retry").u64("dsp", i).str("op", "abandoned");
       }
       continue;

@@ -6,8 +6,9 @@
 //
 // The main loop retries every marked DSP once per iteration (after each PE1 progress call); an
 // iteration with no credit available only fails again. The model runs the retry pass at the
-// iterations whose outcome can differ: one main-loop period (vnet.main_loop_ps) after a credit
-// arrives, and when a retry reaches the abandonment time (docs/fidelity.md).
+// iterations whose outcome can differ: the first main-loop iteration after a credit arrives,
+// and the first at which the application's clock has counted MSI_RETRY_ABANDON_SEC whole
+// seconds since the first failure (app_state.h, docs/fidelity.md).
 #pragma once
 
 #include <cstdint>

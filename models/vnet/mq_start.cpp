@@ -77,7 +77,7 @@ void MqStart::run(Thread& t) {
     });
     for (unsigned q = 2 * qp; q <= 2 * qp + 1; ++q) {
       a.then_if(running, app_.cost(timing::work_vq_set_conf_ps),
-                [this, &t, q] { set_vq_conf(app_, t.ctrl, q, t.shadow[q], t.name.c_str()); });
+                [this, &t, q] { set_vq_conf(app_, t.ctrl, q, t.shadow[q]); });
       a.then_if(running, app_.cost(timing::work_vq_start_ps),
                 [this, &t, q] { app_.controllers[t.ctrl].engine->vq_start(q); });
     }

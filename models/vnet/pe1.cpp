@@ -138,7 +138,10 @@ void Pe1::dummy_ur(const tlp::Header& h, uint16_t completer) {
     app_.ctx.event(dummy_path_, "posted_ur_completed_internally").str("type", tlp::type_name(h.type));
     return;
   }
-  send_up_(pcie::make_error_completion(app_.ctx.pool, h, completer, tlp::CplStatus::UR));
+  // Byte count 4 whatever the request asked for: the dummy's completion is a fixed one.
+  if (tlp::is_config(h.type)) return send_up_(pcie::make_error_completion(app_.ctx.pool, h, completer, tlp::CplStatus::UR));
+  send_up_(pcie::make_completion(app_.ctx.pool, h, completer, tlp::CplStatus::UR, nullptr, 0, 4,
+                                 uint8_t(pcie::request_first_byte(h) & 0x7f)));
 }
 
 void Pe1::service_config(Tlp& t) {

@@ -6,7 +6,8 @@
 // Its handlers: config requests to the switch's functions and the endpoints, routed by the
 // application's BDF cache (find_device_by_bdf: the cache, then the slow path by bus number);
 // memory requests to the endpoints' application-emulated BAR0 regions (common config, device
-// config); everything else to the dummy function, which answers Unsupported Request.
+// config); everything else to the dummy function, which answers Unsupported Request (byte
+// count 4 whatever was asked; a posted request's completion stays inside the application).
 #pragma once
 
 #include <cstdint>

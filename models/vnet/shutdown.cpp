@@ -1,7 +1,11 @@
-// The application's shutdown at the end of a run (vnet_pci_dev_core.c teardown; the DOCA guide's "Graceful shutdown"): pending
-// unplugs waited for (the unplug timeout still fires meanwhile), the workqueue shut down
-// (queued items discarded, the running one finished), the MQ threads joined, every controller
-// torn down with its engine destroyed, the ACG credits flushed.
+// The application's shutdown at the end of a run (vnet_pci_dev_core.c's teardown; the DOCA
+// guide's "Graceful shutdown"): pending unplugs waited for — the main loop keeps iterating
+// (the unplug timeout before the shutdown check in each iteration) until none is pending or
+// UNPLUG_TIMEOUT_SEC whole seconds of its clock have passed, then leaves the loop for good —,
+// the workqueue shut down (queued items discarded, the running one finished), the MQ threads
+// joined, every controller torn down with its engine destroyed, the ACG credits flushed.
+#include <memory>
+
 #include "vnet/app_process.h"
 #include "vnet/cleanup.h"
 #include "vnet/dsp_msi.h"
@@ -10,22 +14,24 @@
 
 namespace dpusim::vnet {
 
-namespace {
-constexpr uint64_t UNPLUG_TIMEOUT_SEC = 30;
-}
-
 void AppProcess::shutdown(const std::function<void(const std::function<bool()>&)>& run_until) {
   app_->shutting_down = true;
   invariants_->stop();  // the shutdown may outlast a bound by design
   auto unplug_pending = [this] { return slots_->any_pending_unplug(); };
   if (unplug_pending()) {
     app_->log.info(kMainThread, "Shutdown requested - waiting for pending hot-unplug slots to complete");
-    const uint64_t deadline = app_->ctx.now_ps() + UNPLUG_TIMEOUT_SEC * 1000000000000ull;
-    app_->later.at(sc_core::sc_time::from_value(deadline - app_->ctx.now_ps()), [] {});  // the loop keeps running
-    run_until([&] { return !unplug_pending() || app_->ctx.now_ps() >= deadline; });
+    const uint64_t start = app_->ctx.now_ps();
+    const uint64_t deadline = app_->loop_iteration_after_seconds(start, kUnplugTimeoutSec);
+    // The iteration that finds the time up; an unplug timeout due at the same iteration runs
+    // first (it was scheduled first), as the source checks it before the shutdown.
+    auto expired = std::make_shared<bool>(false);
+    app_->later.at(sc_core::sc_time::from_value(deadline - start), [expired] { *expired = true; });
+    run_until([&] { return !unplug_pending() || *expired; });
     if (unplug_pending())
-      app_->log.warn(kMainThread, "Shutdown wait timed out after %lds - proceeding with cleanup", long(UNPLUG_TIMEOUT_SEC));
+      app_->log.warn(kMainThread, "Shutdown wait timed out after %lds - proceeding with cleanup",
+                    long(AppState::app_seconds(app_->ctx.now_ps()) - AppState::app_seconds(start)));
   }
+  app_->loop_running = false;  // the application leaves its main loop: no more periodic checks
   app_->wq.shutdown();
   run_until([this] { return app_->wq.idle(); });
   app_->log.info(kWorkerThread, "PCI config workqueue worker thread exiting (processed %lu, dropped %lu)",

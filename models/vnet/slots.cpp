@@ -12,8 +12,6 @@ using namespace dpusim::pci;
 
 namespace {
 constexpr unsigned UNPLUG_PLUG_ACK_WAIT_MS = 2000;
-constexpr uint64_t UNPLUG_TIMEOUT_SEC = 30;
-constexpr uint64_t kPsPerSec = 1000000000000ull;
 constexpr uint16_t kExp = TLP_BRIDGE_EXP_CAP;  // the DSP's Express capability
 }  // namespace
 
@@ -267,20 +265,26 @@ void Slots::delayed_destroy(unsigned i, pcie::Activity& w) {
 // ---- the unplug timeout (run_progress_loop) --------------------------------------------------
 
 void Slots::arm_unplug_timeout(unsigned i) {
-  // The main loop compares whole seconds of the monotonic clock; the model fires exactly
-  // UNPLUG_TIMEOUT_SEC after the start (docs/fidelity.md).
+  // The main loop compares whole seconds of the monotonic clock on each iteration
+  // (now.tv_sec - start.tv_sec >= UNPLUG_TIMEOUT_SEC): the removal comes 29 to 30 s after the
+  // start, at the first iteration of the 30th second boundary (app_state.h, docs/fidelity.md).
   UnplugTimer& s = timers_[i];
   s.start_ps = app_.ctx.now_ps();
-  const uint64_t timer = ++s.current;
-  app_.later.at(sc_core::sc_time::from_value(UNPLUG_TIMEOUT_SEC * kPsPerSec), [this, i, timer] {
+  check_unplug_timeout_at(i, app_.loop_iteration_after_seconds(s.start_ps, kUnplugTimeoutSec));
+}
+
+void Slots::check_unplug_timeout_at(unsigned i, uint64_t at_ps) {
+  const uint64_t timer = ++timers_[i].current;
+  app_.later.at(sc_core::sc_time::from_value(at_ps - app_.ctx.now_ps()), [this, i, timer] {
     if (timers_[i].current == timer) unplug_timeout(i);
   });
 }
 
 void Slots::unplug_timeout(unsigned i) {
   Controller& c = app_.controllers[i];
+  if (!app_.loop_running) return;  // the application left its main loop: no more checks
   if (!c.pending_unplug || c.pending_destroy) return;
-  const long elapsed = long((app_.ctx.now_ps() - timers_[i].start_ps) / kPsPerSec);
+  const long elapsed = long(AppState::app_seconds(app_.ctx.now_ps()) - AppState::app_seconds(timers_[i].start_ps));
   app_.log.warn(kMainThread, "DSP[%u] unplug timeout (%lds) - forcing device removal from DPU", i, elapsed);
   // vnet_pci_dev_force_reset: the host sees RESET if it touches the device again.
   VirtioPciDevice& dev = *app_.devices[i];
@@ -301,7 +305,7 @@ void Slots::unplug_timeout(unsigned i) {
     return;
   }
   app_.log.warn(kMainThread, "DSP[%u] forced unplug: failed to enqueue destroy, will retry next loop", i);
-  app_.later.at(app_.ctx.ps(vnet::timing::main_loop_ps), [this, i] { unplug_timeout(i); });
+  check_unplug_timeout_at(i, app_.loop_iteration_at(app_.ctx.now_ps() + 1));
 }
 
 }  // namespace dpusim::vnet

@@ -19,6 +19,10 @@ namespace dpusim::vnet {
 class Cleanup;
 class DspMsi;
 
+// UNPLUG_TIMEOUT_SEC: the seconds after an unplug's start at which the main loop forces the
+// removal (and the most the shutdown waits for pending unplugs).
+inline constexpr uint64_t kUnplugTimeoutSec = 30;
+
 class Slots {
  public:
   Slots(AppState& app, DspMsi& msi, Cleanup& cleanup);
@@ -46,6 +50,7 @@ class Slots {
   void update_dsp_slot_status(unsigned i, bool plug);
   void notify_slot_event(unsigned i, bool plug);
   void arm_unplug_timeout(unsigned i);
+  void check_unplug_timeout_at(unsigned i, uint64_t at_ps);
   void unplug_timeout(unsigned i);
 
   struct UnplugTimer {

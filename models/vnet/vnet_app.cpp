@@ -16,7 +16,7 @@ using pcie::Tlp;
 VnetApp::VnetApp(sc_module_name name, pcie::SimContext& ctx, const VnetOptions& options, const AcgSpec& acg)
     : sc_module(name),
       up("up"),
-      later_("later", &ctx.explore),  // its threads' same-time steps are an exploration knob ("ties")
+      later_("later", &ctx.explore, &ctx.checker),  // its threads' same-time steps are an exploration knob ("ties")
       options_(options),
       shared_(ctx, later_, this->name(), [this](Tlp* t) { up.send(*t); }) {
   const unsigned n = unsigned(options.num_ep);

@@ -29,7 +29,16 @@
 #include "tlm/timed_queue.h"
 #include "vnet/acg.h"
 #include "vnet/app_process.h"
+#include "vnet/cleanup.h"
+#include "vnet/command.h"
+#include "vnet/cvq_handler.h"
+#include "vnet/dsp_msi.h"
 #include "vnet/live_update.h"
+#include "vnet/mq_start.h"
+#include "vnet/pe1.h"
+#include "vnet/slots.h"
+#include "vnet/status_machine.h"
+#include "vnet/work_items.h"
 #include "vnet/vnet_endpoint.h"
 #include "vnet/vnet_options.h"
 
@@ -64,6 +73,11 @@ class VnetApp : public sc_core::sc_module {
   unsigned num_ep() const { return unsigned(shared_.engines.size()); }
   const VnetOptions& options() const { return options_; }
   AppState& state() { return primary().state(); }
+  Pe1& pe1() { return primary().pe1(); }
+  StatusMachine& status() { return primary().status(); }
+  Slots& slots() { return primary().slots(); }
+  DspMsi& msi() { return primary().msi(); }
+  MqStart& mq_start() { return primary().mq_start(); }
 
   // Submits a work item as the application's own code would (the device's current generation
   // for controller-scoped types): how a test reaches DEVICE_RESET, which the application

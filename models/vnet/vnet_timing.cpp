@@ -13,7 +13,7 @@ const pcie::TimingParam pe1_mmio_read_ps({"vnet.pe1.mmio_read_ps", 2000000, 0, 1
 const pcie::TimingParam pe1_mmio_write_ps({"vnet.pe1.mmio_write_ps", 1000000, 0, 1000000000000ull, "ps"},
                                           ExploreRange::per_use(50, 200));
 const pcie::TimingParam pe1_bound_ps({"vnet.pe1.bound_ps", 1000000000, 1, 100000000000000ull, "ps"});
-const pcie::TimingParam reset_hold_bound_ps({"vnet.reset_hold_bound_ps", 10000000000000ull, 1, 1000000000000000ull, "ps"});
+const pcie::TimingParam reset_hold_bound_ps({"vnet.reset_hold_bound_ps", 30000000000000ull, 1, 1000000000000000ull, "ps"});
 const pcie::TimingParam fw_mmio_ps({"vnet.fw.mmio_ps", 500000, 0, 1000000000000ull, "ps"},
                                    ExploreRange::per_run(50, 200));
 const pcie::TimingParam worker_wakeup_ps({"vnet.worker.wakeup_ps", 10000000, 0, 1000000000000ull, "ps"},
@@ -72,8 +72,13 @@ const pcie::TimingParam dp_tx_frame_ps({"vnet.dp.tx_frame_ps", 1000000, 0, 10000
 const pcie::TimingParam dp_rx_frame_ps({"vnet.dp.rx_frame_ps", 1000000, 0, 1000000000000ull, "ps"},
                                        ExploreRange::per_use(50, 200));
 const pcie::TimingParam dp_rx_fifo_frames({"vnet.dp.rx_fifo_frames", 256, 1, 1000000, "frames"});
-const pcie::TimingParam main_loop_ps({"vnet.main_loop_ps", 10000000, 1, 1000000000000ull, "ps"},
-                                     ExploreRange::per_use(50, 200));
+const pcie::TimingParam main_loop_ps({"vnet.main_loop_ps", 10000000, 1, 1000000000000ull, "ps"});
+const pcie::TimingParam main_loop_origin_ps({"vnet.main_loop_origin_ps", 0, 0, 1000000000000ull, "ps"},
+                                            ExploreRange::per_run(100, 100, 10000000));
+const pcie::TimingParam cleanup_stats_drain_ps({"vnet.cleanup.stats_drain_ps", 1000000000, 0, 10000000000000ull, "ps"},
+                                               ExploreRange::per_use(0, 1000));
+const pcie::TimingParam cleanup_stats_mutex_ps({"vnet.cleanup.stats_mutex_ps", 0, 0, 2000000000000ull, "ps"},
+                                               ExploreRange::per_use(100, 100, 10000000000ull));
 const pcie::TimingParam fw_acg_refill_ps({"vnet.fw.acg_refill_ps", 0, 0, 100000000000000ull, "ps"},
                                          ExploreRange::per_use(100, 100, kAcgRefillSpreadPs));
 const pcie::TimingParam lu_msg_ps({"vnet.lu.msg_ps", 20000000, 0, 1000000000000ull, "ps"},

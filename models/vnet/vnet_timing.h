@@ -42,6 +42,9 @@ extern const pcie::TimingParam dp_tx_frame_ps;
 extern const pcie::TimingParam dp_rx_frame_ps;
 extern const pcie::TimingParam dp_rx_fifo_frames;
 extern const pcie::TimingParam main_loop_ps;
+extern const pcie::TimingParam main_loop_origin_ps;
+extern const pcie::TimingParam cleanup_stats_drain_ps;
+extern const pcie::TimingParam cleanup_stats_mutex_ps;
 extern const pcie::TimingParam fw_acg_refill_ps;
 // Live update (live_update.h).
 extern const pcie::TimingParam lu_msg_ps;

@@ -113,7 +113,7 @@ void WorkItems::vq_config(unsigned i, unsigned q, pcie::Activity& w) {
     }
     if (qp >= c.num_active_qps || c.initial_data_qps_deferred) return;
   }
-  configure_vq(app_, i, q, sh, w, kWorkerThread, false);
+  configure_vq(app_, i, q, sh, w);
   w.then([this, i] {
     const Controller& c = app_.controllers[i];
     if ((app_.devices[i]->status() & VIRTIO_CONFIG_S_DRIVER_OK) && !c.engine_enabled) app_.submit(WorkType::START_AND_ENABLE, i);
@@ -140,7 +140,12 @@ void WorkItems::start_and_enable(unsigned i, pcie::Activity& w) {
   for (unsigned q = 0; q < data_vqs; ++q)
     w.then(app_.cost(vnet::timing::work_vq_start_ps), [this, i, q] { app_.controllers[i].engine->vq_start(q); });
   if (c.mq_negotiated && c.cvq_created) {
-    configure_vq(app_, i, cvq, dev.shadow(cvq), w, kWorkerThread, true);
+    const VqShadow sh = dev.shadow(cvq);
+    w.then(app_.cost(timing::work_vq_set_conf_ps), [this, i, cvq, sh] { set_vq_conf(app_, i, cvq, sh); });
+    w.then(app_.cost(timing::work_vq_start_ps), [this, i, cvq] {
+      app_.controllers[i].engine->vq_start(cvq);
+      app_.log.debug(kWorkerThread, "VQ%d (CVQ) started", int(cvq));
+    });
     w.then([this, i, cvq] {
       app_.controllers[i].engine->cvq_bind(cvq, [this, i](CtrlReq req) { cvq_.ctrl_req_arrived(i, std::move(req)); });
     });

@@ -311,6 +311,24 @@ class Faults:
     def remove(self, rule):
         self._sim.platform.remove_fault(rule)
 
+    # ---- the mesh between devices (net/mesh.h) -------------------------------------------
+    def _mesh(self, action, count, skip, delay_ps, src, dst, kind):
+        return self._sim.platform.add_mesh_fault(action, src, dst, kind, int(delay_ps), int(skip), int(count))
+
+    def mesh_drop(self, count=1, skip=0, src=None, dst=None, kind=None):
+        """Drops the mesh messages from `src` to `dst` ("ep0"...) of `kind` ("SEND", "ACK"...);
+        None matches any."""
+        return self._mesh("drop", count, skip, 0, src, dst, kind)
+
+    def mesh_delay(self, delay_ps, count=1, skip=0, src=None, dst=None, kind=None):
+        return self._mesh("delay", count, skip, delay_ps, src, dst, kind)
+
+    def mesh_duplicate(self, count=1, skip=0, src=None, dst=None, kind=None):
+        return self._mesh("duplicate", count, skip, 0, src, dst, kind)
+
+    def remove_mesh(self, rule):
+        self._sim.platform.remove_mesh_fault(rule)
+
     def systemc_report(self, severity, msg):
         """Raises a SystemC report ("info" or "warning") as a model would: it goes to the
         event log, and a warning fails the run."""

@@ -72,7 +72,7 @@ def test_explore_command_reports_replays_shrinks_and_sums_up(monkeypatch):
     assert f"seed 3: vq_enabled_after_reset: run failed: invariant vq_enabled_after_reset violated" in text
     assert f"  replay: ./dpusim run {rel} --seed 3 --explore\n" in text
     # Shrunk: of the 30-odd knobs seed 3 drew from, the reset's moment and the VQ-start steps.
-    assert (f"shrunk seed 3 (vq_enabled_after_reset) to 2 of 34 knobs: "
+    assert (f"shrunk seed 3 (vq_enabled_after_reset) to 2 of 36 knobs: "
             f"./dpusim run {rel} --seed 3 --explore=choice.rebind_ms,vnet.work.vq_start_ps\n") in text
     assert "summary: 3 seeds, 1 failed, 1 distinct failures" in text
     assert "  vq_enabled_after_reset: 1 seeds (3)" in text

@@ -1,5 +1,6 @@
-"""The Python drivers' register vocabularies (dpusim.drivers.pci_regs, dpusim.drivers.virtio_regs)
-and the C++ models' (tlm/pci_regs.h, models/vnet/virtio_spec.h, and any other C++ file of the
+"""The Python drivers' register vocabularies (dpusim.drivers.pci_regs, dpusim.drivers.virtio_regs,
+dpusim.drivers.ionic_regs) and the C++ models' (tlm/pci_regs.h, models/vnet/virtio_spec.h,
+models/ionic/ionic_if.h, and any other C++ file of the
 repository defining the same names) are one vocabulary: every name defined on both sides has the
 same value on both sides. The C++ files are found by searching the repository, not by path, so
 that moving a header keeps it checked.
@@ -14,6 +15,7 @@ import os
 import pathlib
 import re
 
+import dpusim.drivers.ionic_regs as ionic_regs
 import dpusim.drivers.pci_regs as pci_regs
 import dpusim.drivers.virtio_regs as virtio_regs
 
@@ -128,7 +130,7 @@ def cxx_constants(text):
 def python_vocabulary():
     """{name: (module file, value)} of the drivers' register vocabularies."""
     out = {}
-    for module in (pci_regs, virtio_regs):
+    for module in (pci_regs, virtio_regs, ionic_regs):
         for name, value in vars(module).items():
             if name.isupper() and isinstance(value, int) and not isinstance(value, bool):
                 out[name] = (f"pybind/dpusim/drivers/{module.__name__.rsplit('.', 1)[1]}.py", value)
@@ -172,8 +174,10 @@ def test_python_and_cxx_register_names_have_the_same_values(repo_root):
     # The parser found the headers' definitions (a broken parser would find nothing to compare).
     files = {f for defs in cxx.values() for f, _, _ in defs}
     assert any(f.endswith("pci_regs.h") for f in files) and any(f.endswith("virtio_spec.h") for f in files)
+    assert any(f.endswith("ionic_if.h") for f in files)
     for name in ("PCI_COMMAND", "PCI_BASE_ADDRESS_MEM_MASK", "PCI_EXP_SLTCAP_PSN", "VIRTIO_PCI_COMMON_Q_USEDLO",
-                 "VRING_USED_ELEM_SIZE", "VIRTIO_NET_CTRL_MQ_HASH_CONFIG"):
+                 "VRING_USED_ELEM_SIZE", "VIRTIO_NET_CTRL_MQ_HASH_CONFIG", "IONIC_CMD_P4_RPC", "TXQ_SG_DESC_BYTES",
+                 "IONIC_INTR_CRED_RESET_COALESCE"):
         assert name in cxx, f"{name} not found in any C++ file"
     assert len(cxx) >= 150, f"only {len(cxx)} of the {len(py)} Python names were found in C++"
     problems = mismatches(py, cxx)

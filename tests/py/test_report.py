@@ -93,13 +93,13 @@ def test_the_page_shows_the_run(bringup):
         assert heading in page
     assert f"<code>{res.hash}</code>" in page
     assert "<tr><td>seed</td><td>1</td></tr>" in page
-    assert "2.42 s (2424591242064 ps), 9523 events" in page
+    assert "2.43 s (2428591242064 ps), 9499 events" in page
     assert '<td class="ok">passed</td>' in page
     assert "<td>every non-posted request completed or timed out</td><td class=\"ok\">pass</td>" \
            "<td>5614 TLPs, none outstanding</td>" in page
     assert "sent 64, received 64, dropped 0, in flight 0" in page
-    assert "496 lines (144 debug, 352 info)" in page
-    assert page.count('<tr class="info">') == 352 and page.count('<tr class="debug">') == 144
+    assert "472 lines (148 debug, 324 info)" in page
+    assert page.count('<tr class="info">') == 324 and page.count('<tr class="debug">') == 148
     # Round trips per request type, as the log has them.
     assert '<tr><td>MRd</td><td class="num">804</td>' in page
     assert '<tr><td>CfgRd1</td><td class="num">328</td>' in page
@@ -182,7 +182,7 @@ def test_the_page_renders_in_headless_chromium(bringup, tmp_path):
     dom = p.stdout
     # The page's script ran to its end (it appends this marker) and filled in the log count.
     assert '<div id="report-ready" hidden="">report script ran</div>' in dom
-    assert '<span id="log-shown">496 of 496 lines shown</span>' in dom
+    assert '<span id="log-shown">472 of 472 lines shown</span>' in dom
     for heading in ("Timeline", "Latency", "Invariants", "Log", "Outputs"):
         assert f"<h2>{heading}</h2>" in dom
     shot = tmp_path / "shot.png"

@@ -196,7 +196,7 @@ def test_work_items_log_lines_msis_and_states(default_run):
     assert {e["args"]["ep"] for *_, e in worker} == {0, 1, 2, 3}  # the controller of each item
     assert sorted(d for _, _, d, _ in on["vnet/workqueue"]) == sorted(d for ds in wait_ps.values() for d in ds)
     logs = [e for e in trace if e["ph"] == "i" and e["cat"] == "log"]
-    assert len(logs) == sum(1 for e in events if e["event"] == "log") == 496
+    assert len(logs) == sum(1 for e in events if e["event"] == "log") == 472
     assert marks["vnet/mq0"][0]["name"] == "MQ start thread waiting for semaphore slot (max 2 concurrent)..."
     assert [n for n, *_ in on["vnet/mq0"]] == ["MQ start QPs 0->4 ep0"]
     assert len(marks["host/MSI"]) == sum(1 for e in events if e["event"] == "msi") == 64

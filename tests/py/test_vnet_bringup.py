@@ -79,7 +79,7 @@ def test_single_endpoint_probe_logs_what_the_app_logs():
         vq_line(1, vqs[1], 2),
         vq_line(16, vqs[16], 0xFFFF),
         "Executing VQs start and engine enable",
-        vq_line(16, vqs[16], 0xFFFF),
+        "VQ16 (CVQ) started",  # the application's debug line; the CVQ is not configured again
         "All VQs configured and started (engine not yet enabled)",
         "Enabling VNet offload engine",
         "VNet offload engine enabled successfully",
@@ -90,6 +90,13 @@ def test_single_endpoint_probe_logs_what_the_app_logs():
     # VQ_CONFIG of the data VQs beyond the active pair is dropped at submission.
     configs = [e["arg"] for e in res.events("work_queued", type="PCI_CFG_WORK_VQ_CONFIG")]
     assert configs == [0, 1, 16]
+    # "VQ%d configured" only where a VQ_CONFIG item applies a queue's configuration: never in
+    # START_AND_ENABLE nor in the MQ start's thread (VQ2-VQ7 start there without it).
+    spans = [(a["time_ps"], b["time_ps"]) for a, b in zip(res.events("work_started", type="PCI_CFG_WORK_VQ_CONFIG"),
+                                                           res.events("work_finished", type="PCI_CFG_WORK_VQ_CONFIG"))]
+    configured = [(t, m) for t, p, _, m in app_log(res) if " configured: size=" in m]
+    assert [m.split()[0] for _, m in configured] == ["VQ0", "VQ1", "VQ16"]
+    assert all(any(a <= t <= b for a, b in spans) for t, _ in configured)
 
 
 def test_work_items_take_their_profile_costs():

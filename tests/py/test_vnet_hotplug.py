@@ -5,7 +5,7 @@ rejection, the plug-ack wait, DSP MSIs over ACG credits and their retry and aban
 from dpusim.drivers.pci import pci_host_probe
 from dpusim.testing import run_ok
 from dpusim.vnet import vnet
-from vnet_util import MS, app_log, cost, first_time, frame, msgs, vnet_platform
+from vnet_util import MS, S, US, after_app_seconds, app_log, cost, first_time, frame, loop_iteration_at, msgs, vnet_platform
 
 DSP = "01:00.0"
 EXP = 0x60
@@ -13,7 +13,6 @@ SLTCTL, SLTSTA, LNKSTA = EXP + 0x18, EXP + 0x1A, EXP + 0x12
 ABPE, PDCE, CCIE, HPIE, PCC, DLLSCE = 0x0001, 0x0008, 0x0010, 0x0020, 0x0400, 0x1000
 ABP, PDC, CC, PDS, DLLSC = 0x0001, 0x0008, 0x0010, 0x0040, 0x0100
 DLLLA = 0x2000
-S = 1000 * MS
 
 
 def hp_platform(num_ep=1, acg=None, **kw):
@@ -210,7 +209,7 @@ def test_a_command_completed_msi_spends_a_credit_and_is_never_retried():
     assert not res.events("msi_retry")
 
 
-def test_a_slot_event_msi_without_credit_is_sent_one_main_loop_period_after_a_credit_arrives():
+def test_a_slot_event_msi_without_credit_is_sent_at_the_main_loops_next_iteration_after_a_credit_arrives():
     grant = 2 * S + 123
 
     async def scenario(sim):
@@ -223,11 +222,11 @@ def test_a_slot_event_msi_without_credit_is_sent_one_main_loop_period_after_a_cr
     assert "DSP[0] plug: ACG exhausted, scheduling MSI retry" in msgs(res, thread="vnet.worker")
     assert "DSP[0] plug: MSI not sent" not in " ".join(msgs(res))
     succeeded = first_time(res, "DSP[0] MSI retry succeeded")
-    assert succeeded == grant + cost("vnet.main_loop_ps")
+    assert succeeded == loop_iteration_at(grant + 1) == 2 * S + cost("vnet.main_loop_ps")
     assert res.result.time_ps > succeeded
 
 
-def test_a_slot_event_msi_retry_is_abandoned_after_5_s_and_the_bits_stay_for_a_polling_host():
+def test_a_slot_event_msi_retry_is_abandoned_on_the_apps_5th_second_and_the_bits_stay_for_a_polling_host():
     async def scenario(sim):
         await boot(sim)
         await sim.command("plug 0")
@@ -238,7 +237,9 @@ def test_a_slot_event_msi_retry_is_abandoned_after_5_s_and_the_bits_stay_for_a_p
     status, msis = res.result
     assert (status, msis) == (ABP | PDC | PDS, 0)
     scheduled = first_time(res, "DSP[0] plug: ACG exhausted, scheduling MSI retry")
-    assert first_time(res, "DSP[0] MSI retry abandoned after 5s - host will poll Slot Status") == scheduled + 5 * S
+    # now.tv_sec - since.tv_sec >= 5: at 5.000 s of the application's clock, 4.6 s after the failure.
+    assert first_time(res, "DSP[0] MSI retry abandoned after 5s - host will poll Slot Status") == \
+        after_app_seconds(scheduled, 5) == 5 * S
 
 
 def test_without_host_msi_setup_the_event_msi_is_not_retried():
@@ -288,6 +289,41 @@ def test_the_shutdown_waits_for_a_pending_unplug_until_the_forced_removal_destro
     forced = first_time(res, "DSP[0] unplug timeout (30s) - forcing device removal from DPU")
     destroyed = first_time(res, "Device destroyed successfully (delayed)")
     shut = first_time(res, "Shutting down PCI config workqueue (pending: 0, processed: 3)")
-    assert asked - initiating >= 10 * S and forced == initiating + 30 * S
+    assert asked - initiating >= 10 * S and forced == after_app_seconds(initiating, 30)
     assert shut == destroyed  # the wait ends with the pending unplug, at once
     assert "Shutdown wait timed out after 30s - proceeding with cleanup" not in msgs(res)
+
+
+def two_ignored_unplugs(timing=None):
+    """Slots 0 and 1 plugged and powered on; `unplug 0`, then `unplug 1` 0.37 s later; the host
+    never powers either off. Returns each slot's (Initiating unplug, forced removal) times."""
+    dsps = (DSP, "01:01.0")
+
+    async def scenario(sim):
+        await pci_host_probe(sim)
+        for dsp in dsps:
+            await sim.host.config_write16(dsp, SLTCTL, PCC | HPIE)
+        for i, dsp in enumerate(dsps):
+            await sim.command(f"plug {i}")
+            await sim.host.config_write16(dsp, SLTCTL, HPIE)  # Power ON
+        await sim.command("unplug 0")
+        await sim.sleep(370 * MS)
+        await sim.command("unplug 1")
+        await sim.sleep(32 * S)
+
+    res = run_ok(scenario, hp_platform(num_ep=2, timing=timing))
+    return [(first_time(res, f"Initiating unplug for DSP[{i}] - waiting for host power off"),
+             first_time(res, f"DSP[{i}] unplug timeout (30s) - forcing device removal from DPU")) for i in (0, 1)]
+
+
+def test_two_unplugs_at_different_sub_second_phases_are_forced_at_the_same_phase():
+    # now.tv_sec - start.tv_sec >= 30, checked on each main-loop iteration: whatever the phase
+    # of the unplug within its second, the removal comes on the main loop's first iteration of
+    # the 30th second after it.
+    for origin in (0, 3 * US):
+        timing = {"vnet.main_loop_origin_ps": origin} if origin else None
+        (start0, forced0), (start1, forced1) = two_ignored_unplugs(timing)
+        assert start0 % S != start1 % S
+        assert forced0 == after_app_seconds(start0, 30, timing) and forced1 == after_app_seconds(start1, 30, timing)
+        assert forced0 % S == forced1 % S == origin
+        assert all(29 * S < forced - start <= 30 * S for start, forced in ((start0, forced0), (start1, forced1)))

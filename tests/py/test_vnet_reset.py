@@ -7,7 +7,7 @@ from dpusim.cli import load_scenario
 from dpusim.drivers.virtio_regs import VIRTIO_PCI_COMMON_STATUS
 from dpusim.run import run
 from dpusim.testing import run_ok
-from vnet_util import app_log, bring_up, cost, first_time, msgs, vnet_platform
+from vnet_util import MS, app_log, bring_up, cost, first_time, msgs, vnet_platform
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
@@ -38,6 +38,9 @@ def test_reset_holds_0x40_until_the_cleanup_and_the_next_access_releases_it():
     assert main[i + 6] == "RESET: TLP thread released host-visible reset hold"
     worker = msgs(res, thread="vnet.worker")
     j = worker.index("Cleanup Step 1: Disabling VQs (while engine enabled)...")
+    # Step 0 (stats stopped and drained) comes first, then 0a and 0b.
+    assert worker[j - 2:j] == ["Cleanup Step 0a: Destroying VNET virtqueue counters...",
+                               "Cleanup Step 0b: Destroying stats list..."]
     assert worker[j:j + 10] == [
         "Cleanup Step 1: Disabling VQs (while engine enabled)...", "Cleanup Step 2: Disabling engine...",
         "Cleanup Step 3: Stopping VQs...", "Cleaning up IO context using worker PE",
@@ -47,10 +50,10 @@ def test_reset_holds_0x40_until_the_cleanup_and_the_next_access_releases_it():
     # The stats list item queued after the enable was still waiting: stale, skipped.
     (skipped,) = [e for e in res.events("work_skipped") if e["type"] == "PCI_CFG_WORK_CREATE_STATS_LIST"]
     assert skipped["gen"] == 2 and skipped["current_gen"] == 3
-    # One queue pair and the CVQ were started, 17 VQs created, no stats list: the cleanup's
-    # cost in the profile.
+    # One queue pair and the CVQ were started, 17 VQs created, the counters but no stats list
+    # (so Step 0 drains, and 0b's mutex is not taken): the cleanup's cost in the profile.
     c = cost
-    expected = (c("vnet.work.counters_ps") + c("vnet.work.vq_group_disable_ps")
+    expected = (c("vnet.cleanup.stats_drain_ps") + c("vnet.work.counters_ps") + c("vnet.work.vq_group_disable_ps")
                 + c("vnet.work.engine_disable_ps") + 3 * c("vnet.work.vq_stop_ps") + c("vnet.work.io_ctx_destroy_ps")
                 + 17 * c("vnet.work.vq_destroy_ps") + c("vnet.work.engine_stop_ps"))
     (started,) = res.events("work_started", type="PCI_CFG_WORK_CONTROLLER_CLEANUP")
@@ -160,3 +163,52 @@ def test_double_reset_hazard_is_caught_by_the_liveness_invariant():
 
     c = run(without_the_declaration, platform)
     assert not c.ok and "invariant reset_hold_never_released violated" in c.failure
+
+
+def reset_hold(timing=None, poll_timeout_ps=5 * 1000 * MS):
+    """A driver resets the device and polls the status every 1 ms for up to poll_timeout_ps (a
+    driver with a reset-poll timeout), then on until the status reads 0. Returns (the time its
+    poll timed out or None, the hold's length, the number of polls)."""
+    async def scenario(sim):
+        _, (net,) = await bring_up(sim)
+        await sim.wait_event("work_finished", type="PCI_CFG_WORK_CREATE_STATS_LIST")
+        t0 = sim.now
+        await net.set_status(0)
+        timed_out, polls = None, 0
+        while await net.get_status():
+            polls += 1
+            if timed_out is None and sim.now - t0 >= poll_timeout_ps:
+                timed_out = sim.now - t0
+            await sim.sleep(MS)
+        return timed_out, sim.now - t0, polls
+
+    return run_ok(scenario, vnet_platform(timing=timing))
+
+
+def step0_spans(res):
+    """(cleanup start to Step 0a, Step 0b to Step 1) of the run's one controller cleanup."""
+    (started,) = res.events("work_started", type="PCI_CFG_WORK_CONTROLLER_CLEANUP")
+    step0a = first_time(res, "Cleanup Step 0a: Destroying VNET virtqueue counters...")
+    step0b = first_time(res, "Cleanup Step 0b: Destroying stats list...")
+    step1 = first_time(res, "Cleanup Step 1: Disabling VQs (while engine enabled)...")
+    return step0a - started["time_ps"], step1 - step0b
+
+
+def test_cleanup_step_0s_documented_worst_case_holds_0x40_for_12_s_past_a_drivers_reset_poll_timeout():
+    worst = {"vnet.cleanup.stats_drain_ps": 10 * 1000 * MS, "vnet.cleanup.stats_mutex_ps": 2 * 1000 * MS}
+    res = reset_hold(worst)
+    timed_out, hold, polls = res.result
+    # Stats drained (10 s) and the stats list's mutex taken (2 s) before Step 1: a driver that
+    # gives up after 5 s of polling sees 0x40 still; the hold ends only after both and Steps 1-5.
+    assert timed_out is not None and timed_out >= 5 * 1000 * MS
+    nominal = reset_hold()
+    nominal_timed_out, nominal_hold, _ = nominal.result
+    # With the profile's nominal costs the same driver never reaches its timeout (the hold is
+    # about 0.1 s); the worst case adds Step 0's 10 s + 2 s less the nominal drain, to within
+    # one 1 ms poll and its read.
+    assert nominal_timed_out is None and nominal_hold < 200 * MS
+    added = 12 * 1000 * MS - cost("vnet.cleanup.stats_drain_ps")
+    assert abs((hold - nominal_hold) - added) < MS + 100 * 1000 * 1000
+    (drain, mutex), (nominal_drain, nominal_mutex) = step0_spans(res), step0_spans(nominal)
+    assert drain - nominal_drain == worst["vnet.cleanup.stats_drain_ps"] - cost("vnet.cleanup.stats_drain_ps")
+    assert mutex - nominal_mutex == worst["vnet.cleanup.stats_mutex_ps"] == mutex - cost("vnet.work.stats_list_ps")

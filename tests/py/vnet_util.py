@@ -16,6 +16,26 @@ def cost(name):
     return DEFAULTS[name]
 
 
+S = 1000 * MS
+
+
+def loop_iteration_at(t_ps, timing=None):
+    """The application's first main-loop iteration at or after t_ps (vnet.main_loop_ps from
+    vnet.main_loop_origin_ps), with the profile's defaults or `timing`'s overrides."""
+    timing = timing or {}
+    period = timing.get("vnet.main_loop_ps", cost("vnet.main_loop_ps"))
+    origin = timing.get("vnet.main_loop_origin_ps", cost("vnet.main_loop_origin_ps"))
+    if t_ps <= origin:
+        return origin
+    return origin + -(-(t_ps - origin) // period) * period
+
+
+def after_app_seconds(since_ps, seconds, timing=None):
+    """The iteration at which the application's whole-second clock has counted `seconds` since
+    since_ps (`now.tv_sec - start.tv_sec >= seconds`)."""
+    return loop_iteration_at((since_ps // S + seconds) * S, timing)
+
+
 def vnet_platform(num_ep=1, cpus=4, peer="loopback", timing=None, **options):
     opts = {"num-ep": num_ep, "hotplug-mode": 0}
     opts.update({k.replace("_", "-"): v for k, v in options.items()})

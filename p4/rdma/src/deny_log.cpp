@@ -10,7 +10,7 @@ void DenyLog::emit(std::uint64_t now_ps, const std::string& line) {
 void DenyLog::flush(std::uint64_t now_ps) {
   if (!open_ || now_ps < start_ps_ || now_ps - start_ps_ < P4_RDMA_DENY_LOG_WINDOW_PS) return;
   if (suppressed_ != 0)
-    emit(now_ps, "P4 program denials not logged: " + std::to_string(suppressed_) + " in the 5 s from t=" +
+    emit(now_ps, what_ + " not logged: " + std::to_string(suppressed_) + " in the 5 s from t=" +
                      std::to_string(start_ps_) + " ps");
   open_ = false;
   lines_ = 0;

@@ -67,7 +67,7 @@ bool check_source(Fp8Operation& op, std::size_t i, MemoryRegion* region) {
 bool check_destination(Fp8Operation& op, std::size_t result_bytes) {
   const SendWr& wr = *op.wr;
   const std::string what = "rkey " + hex32(wr.rkey);
-  const MemoryRegion* r = op.memory->find(wr.rkey);
+  const MemoryRegion* r = op.memory->find_rkey(wr.rkey);
   if (r == nullptr) {
     op.fail(kProt, FailReason::kUnregisteredKey, what + " (the destination) is not registered");
     return false;

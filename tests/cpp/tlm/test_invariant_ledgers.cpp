@@ -5,6 +5,9 @@
 
 #include <systemc>
 
+#include <functional>
+#include <string>
+
 #include "tlm/event_log.h"
 #include "tlm/invariants.h"
 #include "tlm/liveness.h"
@@ -87,4 +90,39 @@ TEST(InvariantLedgers, ALivenessBoundFiresWhenItRunsOutUnlessReleased) {
   EXPECT_EQ(c.first_failure(), "invariant liveness_stall violated at time_ps=1100 path=ep0.reset_hold: held: held "
                                "since 100 ps, longer than its bound of 1000 ps");
   EXPECT_EQ(c.violations(), 1u);
+}
+
+TEST(InvariantLedgers, ALoopThatNeverLetsTimePassIsAZeroTimeSpinAndStops) {
+  EventLog log;
+  log.open_memory();
+  InvariantChecker c(log);
+  TimedQueue q("spinning", nullptr, &c);
+  uint64_t runs = 0, at_other_instant = 0;
+  // A retry that reschedules itself at the same instant: the shape of a retry loop whose
+  // condition never changes.
+  std::function<void()> retry = [&] {
+    ++runs;
+    q.at(SC_ZERO_TIME, retry);
+  };
+  q.at(sc_time::from_value(50), retry);
+  q.at(sc_time::from_value(60), [&] { ++at_other_instant; });
+  sc_start(sc_time::from_value(100));
+  EXPECT_EQ(runs, TimedQueue::kMaxCallbacksPerInstant);
+  EXPECT_EQ(at_other_instant, 0u);  // the queue ran nothing more once it stopped
+  EXPECT_TRUE(c.failed());
+  EXPECT_EQ(c.first_failure(), "invariant zero_time_spin violated at time_ps=50 path=spinning: 100000 callbacks "
+                               "ran at this instant and more are due: a loop that never lets simulated time pass");
+}
+
+TEST(InvariantLedgers, ManyCallbacksSpreadOverTimeAreNoSpin) {
+  EventLog log;
+  log.open_memory();
+  InvariantChecker c(log);
+  TimedQueue q("busy", nullptr, &c);
+  uint64_t runs = 0;
+  const uint64_t n = TimedQueue::kMaxCallbacksPerInstant;
+  for (uint64_t i = 0; i < n; ++i) q.at(sc_time::from_value(1 + i % 2), [&] { ++runs; });  // n/2 per instant
+  sc_start(sc_time::from_value(10));
+  EXPECT_EQ(runs, n);
+  EXPECT_FALSE(c.failed());
 }

@@ -10,6 +10,9 @@
 //   P4 program denied work request: qp=17 opcode=4 (RDMA_WRITE) length=64
 //   P4 program denials not logged: 37 in the 5 s from t=1000000000000 ps
 //
+// The count line names what it counts ("P4 program denials" by default), so other refusals
+// limited the same way (the ionic device's P4 control surface) say what they were.
+//
 // Times are simulated picoseconds and should not go backwards; one earlier than the window's
 // start counts as inside it.
 #pragma once
@@ -27,7 +30,8 @@ using LogSink = std::function<void(std::uint64_t time_ps, const std::string& lin
 
 class DenyLog {
  public:
-  explicit DenyLog(LogSink sink) : sink_(std::move(sink)) {}
+  explicit DenyLog(LogSink sink, std::string what = "P4 program denials")
+      : sink_(std::move(sink)), what_(std::move(what)) {}
 
   // A denial at now_ps, described by `line` (logged as is when within the limit).
   void denied(std::uint64_t now_ps, const std::string& line);
@@ -42,6 +46,7 @@ class DenyLog {
  private:
   void emit(std::uint64_t now_ps, const std::string& line);
   LogSink sink_;
+  std::string what_;
   bool open_ = false;
   std::uint64_t start_ps_ = 0;
   int lines_ = 0;                 // denial lines logged in the open window

@@ -39,6 +39,10 @@ class RdmaMemory {
   virtual ~RdmaMemory() = default;
   // The region registered under `key`, or null.
   virtual const MemoryRegion* find(std::uint32_t key) const = 0;
+  // The region a work request's rkey names (its destination), or null. The same table as
+  // find() unless the device keeps another node's keys apart: on a QP whose destination is a
+  // peer, the rkey is the peer's, and may equal one of this node's own lkeys.
+  virtual const MemoryRegion* find_rkey(std::uint32_t key) const { return find(key); }
   // DMA between guest memory and `data` over [addr, addr + len), which the caller checked lies
   // inside the local `region`. False when the DMA itself fails (the memory behind the
   // region is gone); nothing is then promised about `data` or guest memory.

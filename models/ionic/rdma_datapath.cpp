@@ -1,0 +1,336 @@
+// Send queues and the operations on this node (rdma_engine.h; rocm-ernic's process_sq_wqe,
+// deliver_recv, rdma_xfer and do_atomic). A work request is read by DMA, its local memory
+// checked and its source bytes gathered, then the P4 RDMA path (when a program that declares
+// rdma_metadata is loaded) decides, then it is dispatched here or to the peer node.
+#include <algorithm>
+#include <cstring>
+
+#include "dpusim/p4/rdma/verbs.h"
+#include "ionic/dma_io.h"
+#include "ionic/ionic_timing.h"
+#include "ionic/le_bytes.h"
+#include "ionic/rdma_engine.h"
+#include "ionic/rdma_p4_memory.h"
+#include "ionic/rdma_wire.h"
+#include "ionic/rdma_work.h"
+
+namespace dpusim::ionic {
+
+using namespace p4::rdma;
+
+namespace {
+
+bool sends_data(uint8_t op) {
+  return op == IONIC_V1_OP_SEND || op == IONIC_V1_OP_SEND_IMM || op == IONIC_V1_OP_SEND_INV ||
+         op == IONIC_V1_OP_RDMA_WRITE || op == IONIC_V1_OP_RDMA_WRITE_IMM;
+}
+
+uint8_t ionic_status_of(WcStatus s) {
+  switch (s) {
+    case WcStatus::IBV_WC_SUCCESS: return IONIC_STS_OK;
+    case WcStatus::IBV_WC_LOC_LEN_ERR: return IONIC_STS_LOCAL_LEN_ERR;
+    case WcStatus::IBV_WC_LOC_QP_OP_ERR: return IONIC_STS_LOCAL_QP_OPER_ERR;
+    case WcStatus::IBV_WC_LOC_PROT_ERR: return IONIC_STS_LOCAL_PROT_ERR;
+  }
+  return IONIC_STS_LOCAL_QP_OPER_ERR;
+}
+
+uint8_t recv_op_of(uint8_t op) {
+  return op == IONIC_V1_OP_SEND_IMM   ? IONIC_V1_CQE_RECV_OP_SEND_IMM
+         : op == IONIC_V1_OP_SEND_INV ? IONIC_V1_CQE_RECV_OP_SEND_INV
+                                      : IONIC_V1_CQE_RECV_OP_SEND;
+}
+
+}  // namespace
+
+// ---- The send queue -----------------------------------------------------------------------
+
+RdmaEngine::Qp* RdmaEngine::live_qp(uint32_t qid, uint64_t gen) {
+  auto it = qps_.find(qid);
+  return it == qps_.end() || it->second.gen != gen ? nullptr : &it->second;
+}
+
+void RdmaEngine::sq_next(uint32_t qid) {
+  auto it = qps_.find(qid);
+  if (it == qps_.end()) return;
+  Qp& qp = it->second;
+  if (qp.sq_cons % qp.sq_depth == qp.sq_target) {
+    qp.busy = false;
+    return;
+  }
+  // The chain of this QP's work stops where the QP it started on is gone.
+  const uint64_t gen = qp.gen;
+  env_.later.at(env_.ctx.ps(timing::rdma_wqe_ps), [this, qid, gen] {
+    Qp* q = live_qp(qid, gen);
+    if (!q) return;
+    Qp& qp = *q;
+    const uint32_t stride = std::min<uint32_t>(1u << qp.sq_stride_log2, 256);
+    std::vector<BusRun> runs;
+    auto next = [this, qid, gen] {
+      Qp* q = live_qp(qid, gen);
+      if (!q) return;
+      ++q->sq_cons;
+      sq_next(qid);
+    };
+    if (!buf_runs(qp.sq, uint64_t(qp.sq_cons % qp.sq_depth) << qp.sq_stride_log2, stride, &runs)) {
+      env_.ctx.event(env_.path, "rdma_wqe_lost").u64("qp", qid).str("reason", "outside the SQ's pages");
+      return next();
+    }
+    const uint64_t wqe_bus = runs[0].addr;
+    dma_gather(env_.dma, std::move(runs), [this, qid, gen, stride, wqe_bus, next](Bytes bytes, bool ok) {
+      if (!live_qp(qid, gen)) return;
+      if (!ok) {
+        env_.ctx.event(env_.path, "rdma_wqe_lost").u64("qp", qid).str("reason", "WQE read failed");
+        return next();
+      }
+      execute(qid, gen, decode_wqe(bytes.data(), stride), wqe_bus, next);
+    });
+  });
+}
+
+void RdmaEngine::execute(uint32_t qid, uint64_t gen, const Wqe& wqe, uint64_t wqe_bus, std::function<void()> next) {
+  Qp& qp = *live_qp(qid, gen);  // the caller checked
+  ++counters_.wqes;
+  env_.ctx.event(env_.path, "rdma_wqe").u64("qp", qid).str("op", ionic_op_name(wqe.op)).u64("wqe_id", wqe.id)
+      .boolean("signaled", wqe.signaled());
+  // Local operations: never on the wire, always completed by SQ index.
+  if (wqe.op == IONIC_V1_OP_LOCAL_INV) {
+    mrs_.remove(wqe.imm_key);
+    post_npg(qp.sq_cq, qid, wqe.id, IONIC_STS_OK);
+    return next();
+  }
+  if (wqe.op == IONIC_V1_OP_REG_MR) {
+    if ((1u << qp.sq_stride_log2) < WQE_REG_MR_MIN_BYTES) {
+      env_.ctx.event(env_.path, "rdma_mr_refused").hex("key", wqe.imm_key).str("reason", "REG_MR WQE truncated");
+      post_npg(qp.sq_cq, qid, wqe.id, IONIC_STS_OK);
+      return next();
+    }
+    mrs_.drop_rotations(wqe.imm_key);
+    return load_buf(wqe.mr_buf, wqe.mr_va, [this, qid, gen, wqe, next](bool ok, GuestBuf buf, std::string why) {
+      if (ok) mrs_.put(MemRegion{wqe.imm_key, wqe.mr_va, wqe.mr_length, 0x0fff, std::move(buf)});
+      else env_.ctx.event(env_.path, "rdma_mr_refused").hex("key", wqe.imm_key).str("reason", why);
+      if (Qp* q = live_qp(qid, gen)) post_npg(q->sq_cq, qid, wqe.id, IONIC_STS_OK);
+      next();
+    });
+  }
+  auto w = std::make_shared<Work>();
+  w->qid = qid;
+  w->gen = gen;
+  w->wqe = wqe;
+  w->wqe_bus = wqe_bus;
+  w->next = std::move(next);
+  if (wqe.inline_data()) w->src.push_back(Sge{wqe_bus + WQE_PAYLOAD, wqe.length, IONIC_DMA_LKEY});
+  else w->src = wqe.sgl;
+  // No message is larger than the mesh carries, local or not: checked before anything is read.
+  const uint64_t size = sends_data(wqe.op) ? sgl_total(w->src) : wqe.op == IONIC_V1_OP_RDMA_READ ? wqe.length : 0;
+  if (size > IONIC_WIRE_MAX_PAYLOAD) {
+    env_.ctx.event(env_.path, "rdma_wqe_too_long").u64("qp", qid).u64("bytes", size);
+    return finish(w, IONIC_STS_LOCAL_LEN_ERR);
+  }
+  after_checks(w);
+}
+
+void RdmaEngine::finish(WorkPtr w, uint8_t status) {
+  if (Qp* qp = live_qp(w->qid, w->gen)) post_send_completion(*qp, w->qid, w->wqe, status);
+  w->next();
+}
+
+// The work request's own memory first: every local SGE resolves, and the source bytes of a
+// SEND or WRITE are gathered (which the P4 path and the dispatch both use).
+void RdmaEngine::after_checks(WorkPtr w) {
+  if (!sends_data(w->wqe.op)) return decide(w);
+  std::vector<BusRun> runs;
+  std::vector<size_t> ends;
+  for (const Sge& s : w->src) {
+    if (!mrs_.resolve(s.lkey, s.va, s.len, true, &runs)) return finish(w, IONIC_STS_LOCAL_PROT_ERR);
+    ends.push_back(size_t(runs_total(runs)));
+  }
+  dma_gather(env_.dma, std::move(runs), [this, w, ends](Bytes bytes, bool ok) {
+    if (!ok) return finish(w, IONIC_STS_LOCAL_ACC_ERR);
+    size_t from = 0;
+    for (size_t end : ends) {
+      w->sge_bytes.emplace_back(bytes.begin() + std::ptrdiff_t(from), bytes.begin() + std::ptrdiff_t(end));
+      from = end;
+    }
+    counters_.bytes_moved += bytes.size();
+    w->payload = std::make_shared<Bytes>(std::move(bytes));
+    decide(w);
+  });
+}
+
+// The P4 RDMA path's say, for a program that declares rdma_metadata.
+void RdmaEngine::decide(WorkPtr w) {
+  const Qp* live = live_qp(w->qid, w->gen);
+  if (!live) return;  // the QP is gone, and its chain of work with it
+  const Qp& qp = *live;
+  if (!path_->has_rdma_program()) return remote(qp) ? post_remote(w) : dispatch_local(w);
+  SendWr wr;
+  wr.opcode = w->wqe.op;
+  wr.qp_num = w->qid;
+  wr.length = w->wqe.length;
+  wr.imm_data = w->wqe.imm_key;
+  wr.rkey = w->wqe.rkey;
+  wr.remote_addr = w->wqe.remote_va;
+  std::vector<StagedMemory::Staged> staged;
+  for (size_t i = 0; i < w->src.size(); ++i) {
+    wr.sgl.push_back(p4::rdma::Sge{w->src[i].va, w->src[i].len, w->src[i].lkey});
+    if (i < w->sge_bytes.size()) staged.push_back({w->src[i].lkey, w->src[i].va, w->sge_bytes[i]});
+  }
+  StagedMemory memory(mrs_, std::move(staged), remote(qp), w->wqe.rkey, w->wqe.remote_va);
+  const Decision d = path_->post_send(wr, env_.ctx.now_ps(), memory);
+  {
+    auto e = env_.ctx.event(env_.path, "rdma_p4");
+    e.u64("qp", w->qid).str("op", ionic_op_name(w->wqe.op)).str("action", action_name(d.action));
+    if (d.action == Action::kFail) e.str("reason", fail_reason_name(d.reason));
+  }
+  switch (d.action) {
+    case Action::kDispatch:
+      return remote(qp) ? post_remote(w) : dispatch_local(w);
+    case Action::kDeny:
+      ++counters_.denied;
+      return finish(w, IONIC_STS_LOCAL_QP_OPER_ERR);
+    case Action::kFail:
+      return finish(w, ionic_status_of(d.status));
+    case Action::kDone:
+      // The fp8 unit's results, by DMA into the destination region.
+      for (const StagedMemory::Write& wr : memory.writes()) {
+        std::vector<BusRun> runs;
+        if (!mrs_.resolve(wr.key, wr.va, wr.bytes.size(), true, &runs)) return finish(w, IONIC_STS_LOCAL_PROT_ERR);
+        dma_scatter(env_.dma, runs, wr.bytes.data());
+        counters_.bytes_moved += wr.bytes.size();
+      }
+      return finish(w, IONIC_STS_OK);
+  }
+}
+
+// ---- Local semantics ------------------------------------------------------------------------
+
+void RdmaEngine::dispatch_local(WorkPtr w) {
+  const Wqe& q = w->wqe;
+  const Qp& qp = *live_qp(w->qid, w->gen);  // decide() checked
+  switch (q.op) {
+    case IONIC_V1_OP_SEND:
+    case IONIC_V1_OP_SEND_IMM:
+    case IONIC_V1_OP_SEND_INV: {
+      // The destination is the QP the driver pointed this one at, or the QP itself.
+      const uint32_t dst = qp.dest_valid ? qp.dest_qp : w->qid;
+      if (!qps_.count(dst)) {
+        env_.ctx.event(env_.path, "rdma_send_dropped").u64("qp", w->qid).u64("dest_qp", dst).str("reason", "unknown peer");
+        return finish(w, IONIC_STS_OK);
+      }
+      return deliver_recv(dst, w->qid, w->payload, uint32_t(w->payload->size()), recv_op_of(q.op), q.imm_key,
+                          [this, w, dst](bool delivered) {
+                            if (!delivered)  // local semantics: no RNR, the message is dropped
+                              env_.ctx.event(env_.path, "rdma_send_dropped").u64("qp", w->qid).u64("dest_qp", dst)
+                                  .str("reason", "no posted receive");
+                            finish(w, IONIC_STS_OK);
+                          });
+    }
+    case IONIC_V1_OP_RDMA_WRITE:
+    case IONIC_V1_OP_RDMA_WRITE_IMM:
+    case IONIC_V1_OP_RDMA_READ: {
+      std::vector<BusRun> remote_runs;
+      if (!mrs_.resolve(q.rkey, q.remote_va, q.length, true, &remote_runs)) return finish(w, IONIC_STS_REMOTE_ACC_ERR);
+      if (q.op != IONIC_V1_OP_RDMA_READ) {
+        // A gather list shorter than the length: the local side failed.
+        if (w->payload->size() < q.length) return finish(w, IONIC_STS_LOCAL_PROT_ERR);
+        dma_scatter(env_.dma, remote_runs, w->payload->data());
+        if (q.op == IONIC_V1_OP_RDMA_WRITE) return finish(w, IONIC_STS_OK);
+        // WRITE_IMM consumes a receive and scatters nothing into it.
+        const uint32_t dst = qp.dest_valid ? qp.dest_qp : w->qid;
+        if (!qps_.count(dst)) return finish(w, IONIC_STS_OK);
+        return deliver_recv(dst, w->qid, nullptr, q.length, IONIC_V1_CQE_RECV_OP_RDMA_IMM, q.imm_key,
+                            [this, w](bool) { finish(w, IONIC_STS_OK); });
+      }
+      std::vector<BusRun> local;
+      uint64_t left = q.length;
+      for (const Sge& s : w->src) {
+        const uint64_t n = std::min<uint64_t>(s.len, left);
+        if (!mrs_.resolve(s.lkey, s.va, n, true, &local)) return finish(w, IONIC_STS_LOCAL_PROT_ERR);
+        left -= n;
+      }
+      if (left) return finish(w, IONIC_STS_LOCAL_PROT_ERR);
+      return dma_gather(env_.dma, std::move(remote_runs), [this, w, local](Bytes bytes, bool ok) {
+        if (!ok) return finish(w, IONIC_STS_REMOTE_ACC_ERR);
+        dma_scatter(env_.dma, local, bytes.data());
+        counters_.bytes_moved += bytes.size();
+        finish(w, IONIC_STS_OK);
+      });
+    }
+    case IONIC_V1_OP_ATOMIC_CS:
+    case IONIC_V1_OP_ATOMIC_FA: {
+      std::vector<BusRun> remote_runs, local;
+      if (!mrs_.resolve(q.rkey, q.remote_va, 8, true, &remote_runs)) return finish(w, IONIC_STS_REMOTE_ACC_ERR);
+      if (!mrs_.resolve(q.atomic_sge.lkey, q.atomic_sge.va, 8, true, &local)) return finish(w, IONIC_STS_LOCAL_PROT_ERR);
+      return dma_gather(env_.dma, remote_runs, [this, w, remote_runs, local](Bytes old, bool ok) {
+        if (!ok) return finish(w, IONIC_STS_REMOTE_ACC_ERR);
+        // Eight bytes in host order (the driver undoes the wire's byte order).
+        const uint64_t v = get_le64(old.data());
+        const Wqe& q = w->wqe;
+        const uint64_t nv = q.op == IONIC_V1_OP_ATOMIC_CS ? (v == q.compare ? q.swap_add : v) : v + q.swap_add;
+        uint8_t out[8];
+        put_le64(out, nv);
+        dma_scatter(env_.dma, remote_runs, out);
+        dma_scatter(env_.dma, local, old.data());
+        finish(w, IONIC_STS_OK);
+      });
+    }
+    default:
+      return finish(w, IONIC_STS_LOCAL_QP_OPER_ERR);  // not an ionic_v1_op
+  }
+}
+
+void RdmaEngine::deliver_recv(uint32_t dst_qp, uint32_t src_qp, std::shared_ptr<Bytes> payload, uint32_t byte_len,
+                              uint8_t recv_op, uint32_t imm, std::function<void(bool)> done) {
+  auto it = qps_.find(dst_qp);
+  if (it == qps_.end() || it->second.rq_cons == it->second.rq_prod) return done(false);
+  Qp& dq = it->second;
+  const uint32_t stride = std::min<uint32_t>(1u << dq.rq_stride_log2, 256);
+  std::vector<BusRun> runs;
+  if (!buf_runs(dq.rq, uint64_t(dq.rq_cons % dq.rq_depth) << dq.rq_stride_log2, stride, &runs)) return done(false);
+  ++dq.rq_cons;
+  dma_gather(env_.dma, std::move(runs), [this, dst_qp, src_qp, payload, byte_len, recv_op, imm, stride,
+                                         done](Bytes raw, bool ok) {
+    auto it = qps_.find(dst_qp);
+    if (!ok || it == qps_.end()) return done(false);
+    Qp& dq = it->second;
+    const Wqe r = decode_wqe(raw.data(), stride);
+    uint32_t copied = 0;
+    uint8_t fault = IONIC_STS_OK;
+    if (recv_op == IONIC_V1_CQE_RECV_OP_RDMA_IMM) {
+      copied = byte_len;  // the data already landed through the rkey
+    } else {
+      for (const Sge& s : r.sgl) {
+        const uint32_t n = uint32_t(std::min<uint64_t>(s.len, payload->size() - copied));
+        if (n == 0) break;
+        std::vector<BusRun> out;
+        if (!mrs_.resolve(s.lkey, s.va, n, true, &out)) {
+          fault = IONIC_STS_LOCAL_PROT_ERR;
+          break;
+        }
+        dma_scatter(env_.dma, out, payload->data() + copied);
+        copied += n;
+      }
+      counters_.bytes_moved += copied;
+    }
+    const bool truncated = copied < byte_len;
+    const uint8_t status = truncated ? (fault ? fault : uint8_t(IONIC_STS_LOCAL_LEN_ERR)) : uint8_t(IONIC_STS_OK);
+    uint8_t body[24] = {};
+    put_le64(body + CQE_RECV_WQE_ID, r.id);
+    uint32_t qpn_op = uint32_t(recv_op) << IONIC_V1_CQE_RECV_OP_SHIFT | (src_qp & 0xffffff);
+    if (dq.ud_like()) {
+      // A datagram's completion names a source MAC: 02:00 and the sending QP's id.
+      qpn_op |= IONIC_V1_CQE_RECV_IS_IPV4;
+      body[CQE_RECV_SRC_MAC] = 0x02;
+      put_be32(body + CQE_RECV_SRC_MAC + 2, src_qp);
+    }
+    put_be32(body + CQE_RECV_SRC_QPN_OP, qpn_op);
+    put_be32(body + CQE_RECV_IMM, imm);
+    env_.ctx.event(env_.path, "rdma_recv").u64("qp", dst_qp).u64("src_qp", src_qp).u64("len", copied)
+        .str("status", ionic_wc_status_name(status));
+    post_cqe(dq.rq_cq, body, truncated ? status : copied, IONIC_V1_CQE_TYPE_RECV, dst_qp, truncated);
+    done(true);
+  });
+}
+
+}  // namespace dpusim::ionic

@@ -1,0 +1,133 @@
+// The RDMA devcmds 50-53, the event queues and the doorbell dispatch (rdma_engine.h).
+#include "ionic/ionic_if.h"
+#include "ionic/le_bytes.h"
+#include "ionic/rdma_engine.h"
+#include "ionic/rdma_work.h"
+
+namespace dpusim::ionic {
+
+RdmaEngine::RdmaEngine(Env env) : env_(std::move(env)) {
+  path_ = std::make_unique<p4::rdma::RdmaPath>([this](uint64_t, const std::string& line) {
+    env_.ctx.event(env_.path, "log").str("level", "warning").str("msg", "rocm-ernic: " + line);
+  });
+}
+
+RdmaEngine::~RdmaEngine() = default;
+
+void RdmaEngine::attach_program(p4::Engine* engine) {
+  p4::LoadError error;
+  if (!path_->attach(engine, &error))  // the device loads programs with its own externs
+    env_.ctx.event(env_.path, "log").str("level", "warning").str("msg", "rocm-ernic: RDMA path: " + error.message);
+}
+
+void RdmaEngine::flush_log() { path_->flush_log(env_.ctx.now_ps()); }
+
+RdmaEngine::Eq* RdmaEngine::find_eq(uint32_t qid) {
+  for (Eq& e : eqs_)
+    if (e.qid == qid) return &e;
+  return nullptr;
+}
+
+Comp RdmaEngine::devcmd(const uint8_t* cmd) {
+  Comp comp{};
+  const RdmaQueueCmd c = decode_rdma_queue_cmd(cmd);
+  const char* refused = nullptr;
+  switch (c.opcode) {
+    case IONIC_CMD_RDMA_RESET_LIF:
+      // Everything of the RDMA LIF goes, the resources the admin queues created too.
+      eqs_.clear();
+      aqs_.clear();
+      pending_cq_valid_ = false;
+      cqs_.clear();
+      qps_.clear();
+      ahs_.clear();
+      mrs_ = MrTable{};
+      pending_.clear();
+      trace_pending = 0;
+      break;
+    case IONIC_CMD_RDMA_CREATE_EQ:
+      if (eqs_.size() >= IONIC_RDMA_MAX_EQ) refused = "more than 32 EQs";
+      else eqs_.push_back(Eq{c.qid, c.cid, c.dma_addr, c.depth_log2, c.stride_log2, 0, true});
+      break;
+    case IONIC_CMD_RDMA_CREATE_CQ:
+      pending_cq_ = c;  // taken by the next CREATE_ADMINQ
+      pending_cq_valid_ = true;
+      break;
+    default:  // CREATE_ADMINQ
+      if (aqs_.size() >= IONIC_RDMA_MAX_AQ) refused = "more than 4 admin queues";
+      else if (!pending_cq_valid_) refused = "no CREATE_CQ before it";
+      else {
+        Aq aq;
+        aq.id = uint32_t(aqs_.size());
+        aq.cq_id = pending_cq_.qid;
+        aq.eq_id = pending_cq_.cid;
+        aq.ring = c.dma_addr;
+        aq.depth = 1u << (c.depth_log2 & 31);
+        aq.cq_ring = pending_cq_.dma_addr;
+        aq.cq_depth = 1u << (pending_cq_.depth_log2 & 31);
+        aqs_.push_back(aq);
+        pending_cq_valid_ = false;
+      }
+  }
+  if (refused) comp[COMP_STATUS] = IONIC_RDMA_RC_ERROR;
+  auto e = env_.ctx.event(env_.path, "rdma_devcmd");
+  e.str("cmd", ionic_opcode_name(c.opcode)).u64("qid", c.qid).u64("cid", c.cid).u64("depth_log2", c.depth_log2)
+      .u64("status", comp[COMP_STATUS]);
+  if (refused) e.str("reason", refused);
+  return comp;
+}
+
+void RdmaEngine::post_eqe(uint32_t eq_id, uint32_t cq_id) {
+  Eq* eq = find_eq(eq_id);
+  if (!eq) {
+    env_.ctx.event(env_.path, "rdma_eqe_lost").u64("eq", eq_id).u64("cq", cq_id);
+    return;
+  }
+  const uint32_t depth = 1u << (eq->depth_log2 & 31);
+  const uint32_t evt = cq_id << IONIC_V1_EQE_QID_SHIFT | IONIC_V1_EQE_CQ_NOTIFY << IONIC_V1_EQE_CODE_SHIFT |
+                       IONIC_V1_EQE_TYPE_CQ << IONIC_V1_EQE_TYPE_SHIFT | (eq->color ? IONIC_V1_EQE_COLOR : 0);
+  uint8_t bytes[4];
+  put_be32(bytes, evt);
+  // The EQE goes down before the interrupt: posted writes stay in order on the link.
+  env_.dma.write(eq->dma + (uint64_t(eq->prod % depth) << (eq->stride_log2 & 31)), bytes, 4);
+  ++counters_.eqes;
+  if (++eq->prod % depth == 0) eq->color = !eq->color;
+  env_.intr.assert_irq(eq->intr);
+}
+
+void RdmaEngine::doorbell(const Doorbell& db) {
+  switch (db.qtype) {
+    case IONIC_RDMA_QTYPE_AQ:
+      if (db.qid < aqs_.size()) {
+        Aq& aq = aqs_[db.qid];
+        aq.prod = db.p_index % aq.depth;
+        return service_aq(db.qid);
+      }
+      break;
+    case IONIC_RDMA_QTYPE_SQ: {
+      auto it = qps_.find(db.qid);
+      if (it == qps_.end()) break;
+      it->second.sq_target = db.p_index % it->second.sq_depth;
+      if (!it->second.busy) {
+        it->second.busy = true;
+        sq_next(db.qid);
+      }
+      return;
+    }
+    case IONIC_RDMA_QTYPE_RQ: {
+      auto it = qps_.find(db.qid);
+      if (it == qps_.end()) break;
+      Qp& qp = it->second;
+      qp.rq_prod += uint16_t(db.p_index - uint16_t(qp.rq_prod));
+      return retry_waiting(db.qid);
+    }
+    case IONIC_RDMA_QTYPE_CQ:
+      if (cqs_.count(db.qid)) return cq_doorbell(db.qid, db.ring, db.p_index);
+      break;
+    default:
+      return;  // the EQ doorbell: the driver's consumer index, which the device does not need
+  }
+  env_.ctx.event(env_.path, "doorbell_ignored").u64("qtype", db.qtype).u64("qid", db.qid).u64("p_index", db.p_index);
+}
+
+}  // namespace dpusim::ionic

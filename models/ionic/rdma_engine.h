@@ -1,0 +1,212 @@
+// The ionic NIC's RDMA side as rocm-ernic presents it to a guest running ionic_rdma.ko and
+// rdma-core's ionic provider (src/ionic_rdma_devcmd.c, ionic_adminq.c, ionic_datapath.c):
+//
+//  - device commands 50-53 (rdma_devcmd.cpp): RESET_LIF clears the EQs, the pending CQ and the
+//    admin queues; CREATE_EQ records up to 32 EQs (producer 0, colour 1); CREATE_CQ is held
+//    pending and the next CREATE_ADMINQ takes it (none pending, or a fifth admin queue: status
+//    1). An EQE (be32: colour, type, code, the CQ's id) is written before its EQ's interrupt is
+//    asserted.
+//  - the RDMA admin queues (rdma_admin.cpp): 64-byte strides from the consumer index up to the
+//    producer the doorbell (qtype 5, qid = the admin queue) gave; a WQE spans
+//    ceil((4 + len) / 64) strides, at most 4 and never past the producer. Each opcode as
+//    rocm-ernic answers it; an admin CQE (the slot, the opcode, status_length, colour and
+//    error bits) and then an EQE and the interrupt after each.
+//  - CQs with stride 2^5..2^16 and depth up to 2^24, a colour that starts at 1 and flips per
+//    wrap, consumer index (ring 0) and arming (rings 1, 2) doorbells; arming is a level: an arm
+//    with completions unread fires at once, otherwise the next CQE fires it once.
+//  - QPs of type RC, UC and UD (qpid 1 always GSI) with their SQ and RQ rings, MODIFY_QP with
+//    the RoCE header template, QUERY_QP into the driver's two buffers; MRs direct or by page
+//    table, lkey 0 for bus addresses; SQ doorbells (qtype 6) process up to the producer, RQ
+//    doorbells (qtype 7) advance the receive producer by the 16-bit delta.
+//  - work requests (rdma_datapath.cpp): SEND, SEND_IMM, SEND_INV, RDMA_WRITE, RDMA_WRITE_IMM,
+//    RDMA_READ, ATOMIC_CS, ATOMIC_FA, REG_MR and LOCAL_INV with rocm-ernic's completion rules;
+//    every byte moved by DMA through the function's requester. A message larger than the mesh
+//    carries (16 MiB less its header) completes LOCAL_LEN_ERR before anything is read. With a P4 program that declares
+//    rdma_metadata loaded, every send work request runs the RDMA decision path (p4/rdma) after
+//    its own memory checks and before dispatch.
+//  - the mesh (rdma_remote.cpp): a QP whose destination is another node sends its operations
+//    as messages (rocm-ernic's IONC wire header); the requester's completion waits for the ACK
+//    or response, RETRY_EXCEEDED after 30 s, at most 1024 pending; an inbound SEND that finds
+//    no posted receive waits up to 5 s, then RNR_RETRY_EXCEEDED; order is kept per
+//    destination QP, responses never held behind requests.
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <deque>
+#include <functional>
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "dpusim/p4/rdma/path.h"
+#include "ionic/devcmd.h"
+#include "ionic/intr_ctrl.h"
+#include "ionic/rdma_decode.h"
+#include "ionic/rdma_mem.h"
+#include "net/mesh.h"
+#include "tlm/requester.h"
+#include "tlm/sim_context.h"
+#include "tlm/timed_queue.h"
+
+namespace dpusim::ionic {
+
+using Comp = std::array<uint8_t, 16>;
+
+class RdmaEngine : public net::MeshEnd {
+ public:
+  struct Env {
+    pcie::SimContext& ctx;
+    std::string path;          // the NIC's component path ("ep0")
+    pcie::Requester& dma;
+    pcie::TimedQueue& later;
+    IntrCtrl& intr;
+    std::array<uint8_t, 16> gid;  // this NIC's GID (its IPv4 address, ::ffff:a.b.c.d)
+  };
+  explicit RdmaEngine(Env env);
+  ~RdmaEngine() override;
+
+  // Devcmds 50-53, on either path: the completion (status 0, or 1 on a refusal).
+  Comp devcmd(const uint8_t* cmd);
+  // A doorbell of qtype 5..9.
+  void doorbell(const Doorbell& db);
+  // The NIC's P4 program (null: none); called again after every replacement.
+  void attach_program(p4::Engine* engine);
+
+  // The mesh port.
+  void mesh_arrived(unsigned src, std::vector<uint8_t> bytes) override;
+  std::string mesh_name() const override { return env_.path; }
+  std::array<uint8_t, 16> mesh_gid() const override { return env_.gid; }
+
+  struct Counters {
+    uint64_t admin_cmds = 0, wqes = 0, cqes = 0, eqes = 0, bytes_moved = 0, denied = 0;
+  };
+  const Counters& counters() const { return counters_; }
+  uint32_t trace_pending = 0;  // remote requests awaiting their answer (VCD)
+  void flush_log();
+
+  // ---- State (public for the files that implement the engine, not for other models) ----
+  struct Eq {
+    uint32_t qid = 0, intr = 0;
+    uint64_t dma = 0;
+    uint8_t depth_log2 = 0, stride_log2 = 0;
+    uint32_t prod = 0;
+    bool color = true;
+  };
+  struct Aq {
+    uint32_t id = 0, cq_id = 0, eq_id = 0;
+    uint64_t ring = 0, cq_ring = 0;
+    uint32_t depth = 1, cq_depth = 1;
+    uint32_t cons = 0, prod = 0, cq_prod = 0;
+    bool cq_color = true, busy = false;
+  };
+  struct Cq {
+    bool usable = false;
+    uint32_t eq_id = 0;
+    GuestBuf buf;
+    uint32_t depth = 1;
+    unsigned stride_log2 = 5;
+    uint32_t prod = 0, cons = 0;
+    bool color = true, armed = false;
+  };
+  struct Inbound;  // a mesh request waiting for a receive (rdma_remote.cpp)
+  struct Qp {
+    uint8_t type = IONIC_QPT_RC;
+    uint64_t gen = 0;  // which creation of this id: work in flight for an older one stops
+    bool gsi = false;
+    GuestBuf sq, rq;
+    uint32_t sq_depth = 1, rq_depth = 1;
+    unsigned sq_stride_log2 = 6, rq_stride_log2 = 6;
+    uint32_t sq_cq = 0, rq_cq = 0;
+    uint32_t sq_cons = 0, sq_target = 0, rq_prod = 0, rq_cons = 0, msn = 0;
+    bool busy = false;
+    bool dest_valid = false;
+    uint32_t dest_qp = 0, dest_node = UINT32_MAX;
+    uint8_t state = 0, pmtu = 10;  // pmtu: log2 of the path MTU
+    uint16_t access = 0;
+    uint32_t sq_psn = 0, rq_psn = 0;
+    std::deque<std::shared_ptr<Inbound>> inbound;  // requests from peers, served in order
+    bool inbound_busy = false;                     // the head is being served
+    bool rc_like() const { return !gsi && (type == IONIC_QPT_RC || type == IONIC_QPT_UC); }
+    bool ud_like() const { return gsi || type == IONIC_QPT_UD; }
+  };
+  struct Ah {
+    bool has_dest = false;
+    RoceDest dest;
+    uint32_t node = UINT32_MAX;
+  };
+
+ private:
+  using AdminDone = std::function<void(uint8_t status, uint32_t resp_len)>;
+  using Bytes = std::vector<uint8_t>;
+  // A work request being executed, with what its stages found.
+  struct Work;
+  using WorkPtr = std::shared_ptr<Work>;
+
+  // rdma_devcmd.cpp: the queues of the devcmds, events.
+  Eq* find_eq(uint32_t qid);
+  void post_eqe(uint32_t eq_id, uint32_t cq_id);
+  // rdma_admin.cpp: the admin queues.
+  void service_aq(unsigned aq);
+  void aq_next(unsigned aq);
+  void admin_dispatch(uint8_t op, const Bytes& body, uint16_t len, AdminDone done);
+  void admin_create_cq(const Bytes& body, uint16_t len, AdminDone done);
+  void admin_create_qp(const Bytes& body, uint16_t len, AdminDone done);
+  void admin_create_mr(const Bytes& body, uint16_t len, AdminDone done);
+  void admin_modify_qp(const Bytes& body, uint16_t len, AdminDone done);
+  void admin_query_qp(const Bytes& body, uint16_t len, AdminDone done);
+  void admin_create_ah(const Bytes& body, uint16_t len, AdminDone done);
+  void post_admin_cqe(Aq& aq, uint16_t slot, uint8_t op, uint8_t status, uint32_t resp_len);
+  // Reads a buffer's page table (when it has one) and builds its GuestBuf; ok false when the
+  // read failed or the description is refused (`why`).
+  void load_buf(const BufDesc& d, uint64_t va, std::function<void(bool ok, GuestBuf buf, std::string why)> done);
+  void read_template(uint64_t dma, uint32_t len, std::function<void(bool parsed, RoceDest dest)> done);
+  // The mesh node a GID belongs to (this node's own included); UINT32_MAX without a mesh.
+  bool node_of(const std::array<uint8_t, 16>& gid, uint32_t* node) const;
+  // rdma_cq.cpp: completions.
+  void post_cqe(uint32_t cq_id, const uint8_t* body24, uint32_t status_len, uint32_t type, uint32_t qid, bool error);
+  void post_send_completion(Qp& qp, uint32_t qid, const Wqe& wqe, uint8_t status);
+  void post_npg(uint32_t cq_id, uint32_t qid, uint64_t wqe_id, uint8_t status);
+  void post_msn(uint32_t cq_id, uint32_t qid, uint32_t msn, uint8_t status);
+  void cq_doorbell(uint32_t qid, uint8_t ring, uint16_t p_index);
+  void fire(uint32_t cq_id, Cq& cq);
+  // rdma_datapath.cpp: send queues and local operations.
+  // The QP of `qid` if it is still the creation `gen` (null once destroyed, reset or re-created).
+  Qp* live_qp(uint32_t qid, uint64_t gen);
+  void sq_next(uint32_t qid);
+  void execute(uint32_t qid, uint64_t gen, const Wqe& wqe, uint64_t wqe_bus, std::function<void()> next);
+  void after_checks(WorkPtr w);
+  void decide(WorkPtr w);
+  void dispatch_local(WorkPtr w);
+  void finish(WorkPtr w, uint8_t status);
+  // Delivers a message into the destination QP's next posted receive: done(delivered, copied).
+  void deliver_recv(uint32_t dst_qp, uint32_t src_qp, std::shared_ptr<Bytes> payload, uint32_t byte_len,
+                    uint8_t recv_op, uint32_t imm, std::function<void(bool delivered)> done);
+  // rdma_remote.cpp: the mesh.
+  bool remote(const Qp& qp) const;
+  void post_remote(WorkPtr w);
+  void handle_message(unsigned src, const Bytes& msg);
+  void handle_request(unsigned src, std::shared_ptr<Inbound> in, bool last_chance);
+  void retry_waiting(uint32_t qid);
+  void reply(unsigned dst, const uint8_t* req_hdr, uint8_t op, uint8_t status, const Bytes& payload);
+
+  Env env_;
+  std::vector<Eq> eqs_;
+  bool pending_cq_valid_ = false;
+  RdmaQueueCmd pending_cq_;
+  std::vector<Aq> aqs_;
+  std::map<uint32_t, Cq> cqs_;
+  std::map<uint32_t, Qp> qps_;
+  std::map<uint32_t, Ah> ahs_;
+  MrTable mrs_;
+  std::unique_ptr<p4::rdma::RdmaPath> path_;
+  Counters counters_;
+  // Remote requests awaiting their answer, by request id.
+  struct Pending;
+  std::map<uint32_t, std::shared_ptr<Pending>> pending_;
+  uint32_t next_req_ = 0;
+  uint64_t qp_gen_ = 0;
+};
+
+}  // namespace dpusim::ionic
