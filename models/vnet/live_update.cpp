@@ -85,6 +85,8 @@ void LiveUpdate::exit_process(const std::string& reason) {
   if (!alive_) return;
   alive_ = false;
   note("exit", reason);
+  // A connection still waiting in the listener's backlog leaves it with its process.
+  if (sock_ && rv_.backlog == sock_) rv_.backlog.reset();
   if (sock_) sock_->close(side_);
   if (rv_.lock_pid == p_.pid()) rv_.lock_pid = 0;
   if (rv_.listener == &p_) {

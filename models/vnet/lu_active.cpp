@@ -40,7 +40,7 @@ void LiveUpdate::save_state() {
     ++e.populated_slots;
     e.presence_bitmap |= 1u << i;
     LuDeviceRecord d;
-    d.vhca_id = 0x100 + i;
+    d.vhca_id = lu_vhca_id(i);
     d.mac = dev.mac();
     d.mtu = uint16_t(a.opt.mtu);
     d.features = dev.negotiated_features();

@@ -57,6 +57,9 @@ inline constexpr size_t kLuHeaderBytes = 32;
 inline constexpr size_t kLuVqBytes = 32;
 inline constexpr size_t kLuDeviceBytes = 48 + VNET_LU_MAX_VQS * kLuVqBytes;
 
+// The vhca_id of endpoint i's representor as the model's firmware numbers them.
+inline uint32_t lu_vhca_id(unsigned ep) { return 0x100 + ep; }
+
 std::vector<uint8_t> lu_export_write(const LuExport& e);
 // Validates and reads a segment; false with the reason in `error`.
 bool lu_export_read(const std::vector<uint8_t>& shm, LuExport& out, std::string* error);

@@ -85,6 +85,7 @@ bool LuSocket::send(int side, LuMessage m) {
   const uint64_t delay = ctx_.latency_ps(timing::lu_msg_ps) + (bytes * ctx_.timing.get(timing::lu_copy_kib_ps)) / 1024;
   const int peer = 1 - side;
   const unsigned from = pid_[side], to = pid_[peer];
+  me.last_arrival_ps = std::max(me.last_arrival_ps, ctx_.now_ps() + delay);
   later_.at(sc_core::sc_time::from_value(delay), [this, peer, from, to, name, m = std::move(m), bytes]() mutable {
     ctx_.event("vnet" + (to == 1 ? std::string() : std::to_string(to)) + ".lu", "lu_msg")
         .str("msg", name).u64("from", from).u64("to", to).u64("value", m.value).u64("bytes", bytes);
@@ -132,7 +133,9 @@ void LuSocket::close(int side) {
   end_[side].then = nullptr;
   // The peer reads end of file once what was written before has arrived.
   const int peer = 1 - side;
-  later_.at(sc_core::sc_time::from_value(ctx_.timing.get(timing::lu_msg_ps)), [this, peer] {
+  const uint64_t now = ctx_.now_ps();
+  const uint64_t eof_ps = std::max(now + ctx_.timing.get(timing::lu_msg_ps), end_[side].last_arrival_ps + 1);
+  later_.at(sc_core::sc_time::from_value(eof_ps - now), [this, peer] {
     end_[peer].eof = true;
     wake(peer);
   });

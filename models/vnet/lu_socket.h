@@ -88,6 +88,7 @@ class LuSocket {
     Then then;
     uint64_t token = 0;
     bool closed = false, eof = false;  // eof: the peer's end is gone
+    uint64_t last_arrival_ps = 0;        // when the last message written here reaches the peer
   };
   void wake(int side);
 

@@ -12,8 +12,9 @@
 // channel LU: CH_EXPORT (length 1..1 MiB) -> secondary channel -> CH_BEGIN -> CH_BEGIN_ACK
 //   (checked, applied) -> primary -> CH_END(1) -> CH_END_ACK; NACK or CH_END(0) on failure;
 // chaining: lock released, ACG queue initialised, active mode, listener, progress loop.
-// The hot-plug additions of the export (populated slots, presence bitmap, base MAC) let a
-// standby in hotplug mode recreate the populated slots' devices (docs/fidelity.md).
+// A standby in hotplug mode creates no device at startup, so its replay finds none ("LU replay:
+// virtio_device is NULL for device 0"); the export's hot-plug additions (populated slots,
+// presence bitmap, base MAC) are written and validated but not used (docs/fidelity.md).
 #include "vnet/cvq_handler.h"
 #include "vnet/dsp_msi.h"
 #include "vnet/live_update.h"
@@ -120,28 +121,20 @@ void LiveUpdate::standby_build() {
   AppState& a = app();
   a.log.info(kMainThread, "LU standby: skipping TLP channel setup (channel LU handled after device LU)");
   for (unsigned i = 0; i < a.num_ep(); ++i) p_.attach(i);
-  eps_.clear();
-  if (a.opt.static_mode()) {
-    p_.create_static_devices(false);
-    for (unsigned k = 0; k < export_.devices.size(); ++k) eps_.push_back(k);
-  } else {
-    // The hot-plug additions: a device for each populated slot, in slot order.
-    for (unsigned i = 0; i < 32; ++i) {
-      if (!(export_.presence_bitmap & (1u << i))) continue;
-      eps_.push_back(i);
-      if (i < a.num_ep()) p_.slots().set_device_present(i, true);
-    }
-    eps_.resize(export_.devices.size(), ~0u);
-  }
+  // Only static mode creates devices at startup: a standby in hot-plug mode has none, and its
+  // replay fails (docs/fidelity.md, Live update). Device k's endpoint is found by its vhca_id.
+  eps_.assign(export_.devices.size(), ~0u);
+  if (a.opt.static_mode()) p_.create_static_devices(false);
   // Each EP reattaches to its existing representor: the one with the saved vhca_id.
   for (unsigned k = 0; k < eps_.size(); ++k) {
     thread_.then(a.cost(timing::lu_rep_attach_ps), [this, k] {
       if (!alive_) return;
+      // The representors are the emulated functions (one per endpoint, lu_vhca_id()).
       const uint32_t vhca = export_.devices[k].vhca_id;
-      if (eps_[k] >= app().num_ep() || vhca != 0x100 + eps_[k]) {
-        p_.log().warn(kMainThread, "LU: no existing rep matched vhca_id=0x%x (found %u reps)", vhca, app().num_ep());
-        return standby_fail(nullptr);
-      }
+      for (unsigned i = 0; i < app().num_ep(); ++i)
+        if (lu_vhca_id(i) == vhca) return void(eps_[k] = i);
+      p_.log().warn(kMainThread, "LU: no existing rep matched vhca_id=0x%x (found %u reps)", vhca, app().num_ep());
+      standby_fail(nullptr);
     });
   }
   // Each offload engine from its export blob.

@@ -1,9 +1,11 @@
-"""Numbered frames between virtio-net interfaces wired in pairs (ep0-ep1, ep2-ep3, ...), for
-scenarios that disturb a running datapath (a live update): every interface sends one frame every
-`gap_ps` to its peer, the queue pairs in turn, and receives what its peer sent. Each frame
+"""Numbered frames between virtio-net interfaces wired in pairs (ep0-ep1, ep2-ep3, ...; a lone
+interface to a loopback plug), for scenarios that disturb a running datapath (a live update):
+every interface sends one frame every `gap_ps` to its peer, the queue pairs in turn, and
+receives what its peer sent. Each frame
 carries its sender and sequence number and is checked byte for byte on arrival; each is
 labelled with the phase the scenario was in when it left, so that what was lost can be told
-per phase and compared with what the model counted dropped (dpusim.vnet.Vnet.frames)."""
+per phase and compared with what the model counted dropped (dpusim.vnet.Vnet.frames); each
+arrival's latency (sent to received by the driver) is kept."""
 from dpusim.drivers.virtio_net import ethernet_frame
 from dpusim.errors import SimTimeout
 from dpusim.units import ms
@@ -11,18 +13,22 @@ from dpusim.units import ms
 ETHERTYPE = 0x88B5  # IEEE 802 local experimental EtherType
 
 
-def peer(k):
-    return k ^ 1
+def peer(k, n):
+    return k ^ 1 if n > 1 else k
 
 
 def pair_wires(num_ep):
-    """The platform document's wires: endpoint 2j to endpoint 2j+1."""
+    """The platform document's wires: endpoint 2j to endpoint 2j+1 (one endpoint: a loopback)."""
+    if num_ep == 1:
+        return [{"a": "ep0", "b": "loopback"}]
+    if num_ep % 2:
+        raise ValueError(f"{num_ep} endpoints: pairs need an even number (or one)")
     return [{"a": f"ep{k}", "b": f"ep{k + 1}"} for k in range(0, num_ep, 2)]
 
 
 def frame(nets, k, seq):
     payload = bytes([k]) + seq.to_bytes(4, "big") + bytes((k + seq + i) & 0xFF for i in range(59))
-    return ethernet_frame(nets[peer(k)].mac, nets[k].mac, ETHERTYPE, payload)
+    return ethernet_frame(nets[peer(k, len(nets))].mac, nets[k].mac, ETHERTYPE, payload)
 
 
 async def wait_queues_running(sim, nets, poll_ps=ms(10)):
@@ -37,12 +43,13 @@ async def wait_queues_running(sim, nets, poll_ps=ms(10)):
 
 class PairTraffic:
     def __init__(self, sim, nets, gap_ps):
-        if len(nets) % 2:
-            raise ValueError(f"{len(nets)} interfaces: pair traffic needs an even number")
+        if len(nets) % 2 and len(nets) != 1:
+            raise ValueError(f"{len(nets)} interfaces: pair traffic needs an even number (or one)")
         self.sim, self.nets, self.gap_ps = sim, nets, gap_ps
         self.phase = "before"
         self.sent = {}  # (sender, seq) -> phase when it left
         self.received = {}  # (sender, seq) -> phase when it arrived
+        self.sent_at, self.latency = {}, {}  # (sender, seq) -> ps
         self.rx_queues = {}  # phase -> per interface, the receive queues that delivered
         self._running = [False, False]
         self._tasks = []
@@ -63,6 +70,7 @@ class PairTraffic:
         net, seq = self.nets[k], 0
         while self._running[0]:
             self.sent[(k, seq)] = self.phase
+            self.sent_at[(k, seq)] = self.sim.now
             await net.send(frame(self.nets, k, seq), qp=seq % net.curr_queue_pairs)
             seq += 1
             await self.sim.sleep(self.gap_ps)
@@ -75,9 +83,10 @@ class PairTraffic:
                 continue
             for qp, data in got:
                 sender, seq = data[14], int.from_bytes(data[15:19], "big")
-                if sender != peer(k) or data != frame(self.nets, sender, seq):
+                if sender != peer(k, len(self.nets)) or data != frame(self.nets, sender, seq):
                     raise AssertionError(f"interface {k} received a frame it was not sent: {data.hex()}")
                 self.received[(sender, seq)] = self.phase
+                self.latency[(sender, seq)] = self.sim.now - self.sent_at[(sender, seq)]
                 self.rx_queues.setdefault(self.phase, [set() for _ in self.nets])[k].add(qp)
 
     def lost(self):
