@@ -17,9 +17,7 @@ from its still-running peer are dropped and counted by the model (rx_queue_not_r
 Afterwards every frame sent before, during and after is accounted for: received intact, or
 counted dropped, with the count asserted; every receive queue delivers again after the
 handover."""
-from dpusim.drivers.pair_traffic import PairTraffic, pair_wires, wait_queues_running
-from dpusim.drivers.pci import pci_host_probe
-from dpusim.drivers.virtio_net import probe_all
+from dpusim.drivers.pair_traffic import PairTraffic, pair_wires, steady_interfaces
 from dpusim.units import ms, s
 from dpusim.vnet import vnet
 
@@ -41,13 +39,7 @@ EXPECTED_DROPS = {"rx_queue_not_ready": 138}
 
 
 async def scenario(sim):
-    pci = await pci_host_probe(sim)
-    nets = await probe_all(sim, pci)
-    for net in nets:
-        await net.open()
-    # The handover in steady state: every device's background MQ start has enabled its last
-    # queue pair (an MQ start still running at SIGUSR1 is not in the export: docs/fidelity.md).
-    await wait_queues_running(sim, nets)
+    nets = await steady_interfaces(sim)
     standby = await sim.start_standby({**OPTIONS, "lu-mode": "standby"})
     await standby.waiting()
 

@@ -8,9 +8,7 @@ Each handover is the whole protocol (the standby's two phases, the active's swit
 channel LU); each old active ends idle. Traffic runs throughout; afterwards every frame is
 accounted for (received intact, or counted dropped by the model, the count asserted), the
 device status always read 0x0F, and the last process serves the host."""
-from dpusim.drivers.pair_traffic import PairTraffic, pair_wires, wait_queues_running
-from dpusim.drivers.pci import pci_host_probe
-from dpusim.drivers.virtio_net import probe_all
+from dpusim.drivers.pair_traffic import PairTraffic, pair_wires, steady_interfaces
 from dpusim.units import ms, s
 from dpusim.vnet import vnet
 
@@ -30,11 +28,7 @@ EXPECTED_DROPS = {"rx_queue_not_ready": 153}
 
 
 async def scenario(sim):
-    pci = await pci_host_probe(sim)
-    nets = await probe_all(sim, pci)
-    for net in nets:
-        await net.open()
-    await wait_queues_running(sim, nets)
+    nets = await steady_interfaces(sim)
     traffic = PairTraffic(sim, nets, FRAME_GAP_PS)
     traffic.start()
     await sim.sleep(ms(20))

@@ -12,9 +12,7 @@ to each other on every queue.
    standby reports failure, rolling back", "Channel LU handover failed: DOCA_ERROR_ABORTED
    (device LU succeeded)"). Config and MMIO keep being served by the old active, the datapath
    by the standby's engines; every frame is accounted for and the status reads 0x0F."""
-from dpusim.drivers.pair_traffic import PairTraffic, pair_wires, wait_queues_running
-from dpusim.drivers.pci import pci_host_probe
-from dpusim.drivers.virtio_net import probe_all
+from dpusim.drivers.pair_traffic import PairTraffic, pair_wires, steady_interfaces
 from dpusim.units import ms, s
 from dpusim.vnet import vnet
 
@@ -32,11 +30,7 @@ EXPECTED_DROPS = {"rx_queue_not_ready": 51}
 
 
 async def scenario(sim):
-    pci = await pci_host_probe(sim)
-    nets = await probe_all(sim, pci)
-    for net in nets:
-        await net.open()
-    await wait_queues_running(sim, nets)
+    nets = await steady_interfaces(sim)
     view = vnet(sim)
 
     # 1. Never triggered: the standby's wait for the cmd_fd ends after 300 s.

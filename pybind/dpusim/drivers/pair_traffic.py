@@ -31,6 +31,19 @@ def frame(nets, k, seq):
     return ethernet_frame(nets[peer(k, len(nets))].mac, nets[k].mac, ETHERTYPE, payload)
 
 
+async def steady_interfaces(sim):
+    """Linux's enumeration and virtio_net probe of every endpoint, each opened, then until every
+    background MQ start has finished (wait_queues_running): the interfaces."""
+    from dpusim.drivers.pci import pci_host_probe
+    from dpusim.drivers.virtio_net import probe_all
+
+    nets = await probe_all(sim, await pci_host_probe(sim))
+    for net in nets:
+        await net.open()
+    await wait_queues_running(sim, nets)
+    return nets
+
+
 async def wait_queues_running(sim, nets, poll_ps=ms(10)):
     """Until every interface's last queue pair is enabled on the device: the background MQ
     start has finished everywhere (the application's steady state)."""
