@@ -95,6 +95,49 @@ inline constexpr uint16_t PCI_CFG_SPACE_SIZE = 256;
 inline constexpr uint16_t PCI_CFG_SPACE_EXP_SIZE = 4096;
 inline constexpr uint16_t PCI_EXT_CAP_ID_VNDR = 0x0b;
 inline constexpr uint16_t PCI_EXT_CAP_ID_DSN = 0x03;
+inline constexpr uint16_t PCI_EXT_CAP_ID_ACS = 0x0d;
+inline constexpr uint16_t PCI_EXT_CAP_ID_ARI = 0x0e;
+inline constexpr uint16_t PCI_EXT_CAP_ID_SRIOV = 0x10;
+
+// Single Root I/O Virtualization (PCIe r5.0 §9.3.3, Linux pci_regs.h PCI_SRIOV_*).
+inline constexpr uint16_t PCI_SRIOV_CAP = 0x04;
+inline constexpr uint16_t PCI_SRIOV_CTRL = 0x08;
+inline constexpr uint16_t PCI_SRIOV_CTRL_VFE = 0x01;
+inline constexpr uint16_t PCI_SRIOV_CTRL_VFM = 0x02;
+inline constexpr uint16_t PCI_SRIOV_CTRL_INTR = 0x04;
+inline constexpr uint16_t PCI_SRIOV_CTRL_MSE = 0x08;
+inline constexpr uint16_t PCI_SRIOV_CTRL_ARI = 0x10;
+inline constexpr uint16_t PCI_SRIOV_STATUS = 0x0a;
+inline constexpr uint16_t PCI_SRIOV_INITIAL_VF = 0x0c;
+inline constexpr uint16_t PCI_SRIOV_TOTAL_VF = 0x0e;
+inline constexpr uint16_t PCI_SRIOV_NUM_VF = 0x10;
+inline constexpr uint16_t PCI_SRIOV_FUNC_LINK = 0x12;
+inline constexpr uint16_t PCI_SRIOV_VF_OFFSET = 0x14;
+inline constexpr uint16_t PCI_SRIOV_VF_STRIDE = 0x16;
+inline constexpr uint16_t PCI_SRIOV_VF_DID = 0x1a;
+inline constexpr uint16_t PCI_SRIOV_SUP_PGSIZE = 0x1c;
+inline constexpr uint16_t PCI_SRIOV_SYS_PGSIZE = 0x20;
+inline constexpr uint16_t PCI_SRIOV_BAR = 0x24;
+inline constexpr uint16_t PCI_SRIOV_NUM_BARS = 6;
+inline constexpr uint16_t PCI_SRIOV_VFM = 0x3c;
+inline constexpr uint16_t PCI_EXT_CAP_SRIOV_SIZEOF = 0x40;
+
+// Alternative Routing-ID Interpretation (PCIe r5.0 §7.8.8, PCI_ARI_*).
+inline constexpr uint16_t PCI_ARI_CAP = 0x04;
+inline constexpr uint16_t PCI_ARI_CTRL = 0x06;
+inline constexpr uint16_t PCI_EXT_CAP_ARI_SIZEOF = 8;
+
+// Access Control Services (PCIe r5.0 §7.7.8, PCI_ACS_*).
+inline constexpr uint16_t PCI_ACS_CAP = 0x04;
+inline constexpr uint16_t PCI_ACS_SV = 0x0001;
+inline constexpr uint16_t PCI_ACS_TB = 0x0002;
+inline constexpr uint16_t PCI_ACS_RR = 0x0004;
+inline constexpr uint16_t PCI_ACS_CR = 0x0008;
+inline constexpr uint16_t PCI_ACS_UF = 0x0010;
+inline constexpr uint16_t PCI_ACS_EC = 0x0020;
+inline constexpr uint16_t PCI_ACS_DT = 0x0040;
+inline constexpr uint16_t PCI_ACS_CTRL = 0x06;
+inline constexpr uint16_t PCI_EXT_CAP_ACS_SIZEOF = 8;
 
 // Power management capability.
 inline constexpr uint16_t PCI_PM_PMC = 2;

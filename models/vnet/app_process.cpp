@@ -10,6 +10,7 @@
 #include "vnet/mq_start.h"
 #include "vnet/pe1.h"
 #include "vnet/slots.h"
+#include "vnet/sriov.h"
 #include "vnet/status_machine.h"
 #include "vnet/vnet_layout.h"
 #include "vnet/work_items.h"
@@ -53,7 +54,8 @@ void AppProcess::build(const VnetOptions& options, bool channel_setup) {
     auto dsp = std::make_unique<sw::Bridge>(base + ".dsp" + std::to_string(i), shared_.ctx);
     init_dsp_image(*dsp, i, log,
                    SlotEvents{[this, i](bool on) { slots_->slot_power(i, on); },
-                              [this, i] { slots_->slot_command_completed(i); }});
+                              [this, i] { slots_->slot_command_completed(i); }},
+                   app_->opt.sriov());
     dsp->cfg.on_write(PCI_PRIMARY_BUS, 4, [this, i](uint16_t, uint32_t before, uint32_t after, uint8_t) {
       pe1_->on_bus_config(int(i), before, after);
     });
@@ -66,6 +68,10 @@ void AppProcess::build(const VnetOptions& options, bool channel_setup) {
   app_->trace_status.assign(n, 0);
   for (unsigned i = 0; i < n; ++i) app_->note_status(i);
 
+  if (app_->opt.sriov()) {
+    sriov_ = std::make_unique<Sriov>(*app_);
+    app_->sriov = sriov_.get();
+  }
   pe1_ = std::make_unique<Pe1>(*app_, *status_, shared_.send_up);
   cleanup_ = std::make_unique<Cleanup>(*app_, *status_);
   slots_ = std::make_unique<Slots>(*app_, *msi_, *cleanup_);

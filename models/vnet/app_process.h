@@ -11,6 +11,8 @@
 //   slots.h           the downstream ports' hot-plug slots, plug, unplug, destroy, timeout
 //   dsp_msi.h         the DSPs' MSIs over ACG credits and their retries
 //   command.h         the stdin commands
+//   sriov.h           SR-IOV (with --total-vfs): VF slots, VFE fan-out, per-VF FLR (sriov_cap.h,
+//                     vf_image.h: the PF's capabilities and the VFs' config images)
 //   live_update.h     the live update roles (active, standby; vnet_pci_dev_lu.c)
 //
 // The platform's first process is built at elaboration. A live update's standby is a second
@@ -50,6 +52,7 @@ class LuRendezvous;
 class MqStart;
 class Pe1;
 class Slots;
+class Sriov;
 class StatusMachine;
 class WorkItems;
 
@@ -97,6 +100,7 @@ class AppProcess {
   Cleanup& cleanup() { return *cleanup_; }
   CvqHandler& cvq() { return *cvq_; }
   AppInvariants& invariants() { return *invariants_; }
+  Sriov* sriov() { return sriov_.get(); }  // nullptr without --total-vfs
 
   // Endpoint i's engine and link are the shared ones.
   void attach(unsigned i);
@@ -124,6 +128,7 @@ class AppProcess {
   std::unique_ptr<CvqHandler> cvq_;
   std::unique_ptr<WorkItems> items_;
   std::unique_ptr<Console> console_;
+  std::unique_ptr<Sriov> sriov_;
   std::unique_ptr<LiveUpdate> lu_;
 };
 

@@ -24,6 +24,8 @@
 
 namespace dpusim::vnet {
 
+class Sriov;
+
 struct AppState {
   // `later` is the timers' queue (shared by every process of the application); `pid` numbers
   // the process (app_log.h: its threads' paths).
@@ -46,6 +48,8 @@ struct AppState {
   std::vector<std::unique_ptr<VirtioPciDevice>> devices;
   std::vector<Controller> controllers;
   std::vector<pcie::Link*> links;  // endpoint i's link (its DLActive follows the slot)
+
+  Sriov* sriov = nullptr;  // with --total-vfs (sriov.h)
 
   bool shutting_down = false;
   // The main loop runs until the shutdown leaves it (after its wait for pending unplugs); its

@@ -40,7 +40,8 @@ void init_bridge_header(ConfigSpace& cfg, AppLog& log) {
 }
 
 // The Express capability's registers and write rules, common to both port types.
-void init_express(ConfigSpace& cfg, uint16_t flags, uint32_t lnkcap, AppLog& log) {
+// `ari`: ARI Forwarding Supported, with Device Control 2's ARI Forwarding Enable writable.
+void init_express(ConfigSpace& cfg, uint16_t flags, uint32_t lnkcap, AppLog& log, bool ari = false) {
   const uint16_t x = TLP_BRIDGE_EXP_CAP;
   cfg.add_capability(PCI_CAP_ID_EXP, TLP_BRIDGE_EXP_CAP_LEN, x);
   cfg.define(x + PCI_EXP_FLAGS, 2, flags);
@@ -58,9 +59,14 @@ void init_express(ConfigSpace& cfg, uint16_t flags, uint32_t lnkcap, AppLog& log
     const uint16_t cleared = uint16_t((before >> 16) & ~(after >> 16));
     log.debug(kMainThread, "Slot Status W1C: cleared bits 0x%04X, new status=0x%04X", cleared, after >> 16);
   });
+  if (ari) {
+    cfg.define(x + PCI_EXP_DEVCAP2, 4, PCI_EXP_DEVCAP2_ARI);
+    cfg.define(x + PCI_EXP_DEVCTL2, 2, 0, PCI_EXP_DEVCTL2_ARI);
+  }
   // Every other Express DW is ignored.
   for (uint16_t dw = 0; dw < TLP_BRIDGE_EXP_CAP_LEN; dw += 4) {
     if (dw == PCI_EXP_DEVCTL || dw == PCI_EXP_LNKCTL || dw == PCI_EXP_SLTCTL) continue;
+    if (ari && dw == PCI_EXP_DEVCTL2) continue;
     cfg.on_write(uint16_t(x + dw), 4, [&log, dw](uint16_t, uint32_t, uint32_t, uint8_t) {
       log.debug(kMainThread, "Express cap write to offset %u (ignored)", unsigned(dw));
     });
@@ -92,10 +98,10 @@ void init_usp_image(sw::Bridge& usp, AppLog& log) {
   cfg.seal();
 }
 
-void init_dsp_image(sw::Bridge& dsp, unsigned index, AppLog& log, SlotEvents events) {
+void init_dsp_image(sw::Bridge& dsp, unsigned index, AppLog& log, SlotEvents events, bool ari_forwarding) {
   ConfigSpace& cfg = dsp.cfg;
   init_bridge_header(cfg, log);
-  init_express(cfg, TLP_DSP_EXP_FLAGS, TLP_DSP_LNKCAP, log);
+  init_express(cfg, TLP_DSP_EXP_FLAGS, TLP_DSP_LNKCAP, log, ari_forwarding);
   const uint16_t x = TLP_BRIDGE_EXP_CAP;
   cfg.define(x + PCI_EXP_SLTCAP, 4, TLP_DSP_SLTCAP);
   cfg.set(x + PCI_EXP_SLTCTL, 2, TLP_DSP_SLTCTL_RESET);

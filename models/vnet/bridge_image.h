@@ -6,7 +6,8 @@
 // The USP's chain is Express @0x60 -> PM @0x40; a DSP's is Express @0x60 -> MSI @0x50 -> PM
 // @0x40. The MSI capability's window runs to 0x67, but the application matches the Express
 // window (0x60..0x9B) first, so MSI's mask and pending DWs are never reached: the MSI
-// capability is laid out as its first 16 bytes. Nothing exists at 0x100 or above.
+// capability is laid out as its first 16 bytes. Nothing exists at 0x100 or above. With
+// --total-vfs a DSP also has ARI Forwarding (Device Capabilities 2 / Device Control 2).
 #pragma once
 
 #include <cstdint>
@@ -50,8 +51,10 @@ struct SlotEvents {
 
 // Lays out the USP's image.
 void init_usp_image(sw::Bridge& usp, AppLog& log);
-// Lays out DSP `index`'s image (slot powered off, empty).
-void init_dsp_image(sw::Bridge& dsp, unsigned index, AppLog& log, SlotEvents events);
+// Lays out DSP `index`'s image (slot powered off, empty). `ari_forwarding` (with --total-vfs):
+// Device Capabilities 2 advertises ARI Forwarding Supported and Device Control 2's ARI
+// Forwarding Enable is writable, so that VFs above function 7 route (PCIe r5.0 §6.13).
+void init_dsp_image(sw::Bridge& dsp, unsigned index, AppLog& log, SlotEvents events, bool ari_forwarding = false);
 // Static mode: after the EP is created the slot is powered, present, link active.
 void dsp_static_power_on(sw::Bridge& dsp, unsigned index, AppLog& log);
 

@@ -1,5 +1,7 @@
 #include "vnet/command.h"
 
+#include "vnet/sriov.h"
+
 #include <cstdio>
 
 namespace dpusim::vnet {
@@ -61,8 +63,12 @@ uint64_t Console::command(const std::string& text) {
     outcome = "REJECTED";
   } else if (std::sscanf(s, "%31s %u", word, &idx) == 2 && (std::string(word) == "plug" || std::string(word) == "unplug")) {
     const bool plug = std::string(word) == "plug";
+    const std::string sriov_refusal = !plug && app_.sriov ? app_.sriov->unplug_refusal(idx) : std::string();
     if (app_.opt.static_mode()) {
       app_.log.error(kMainThread, "Hotplug commands require --hotplug mode");
+      outcome = "REJECTED";
+    } else if (!sriov_refusal.empty()) {
+      app_.log.error(kMainThread, "%s", sriov_refusal.c_str());
       outcome = "REJECTED";
     } else {
       app_.log.info(kMainThread, "%s on DSP[%u] (queuing to worker thread)", plug ? "PLUG" : "UNPLUG", idx);

@@ -30,12 +30,22 @@ void virtio_cap(pcie::ConfigSpace& cfg, uint16_t at, uint8_t len, uint8_t cfg_ty
 
 }  // namespace
 
-EpImages::EpImages(const std::string& path, pcie::SimContext& ctx, AppLog& log) : virtio_(path, ctx), log_(log) {
-  init_virtio();
+void add_virtio_pci_caps(pcie::ConfigSpace& cfg) {
+  virtio_cap(cfg, VNET_EP_COMMON_CAP, 16, VIRTIO_PCI_CAP_COMMON_CFG, VNET_BAR0_COMMON_CFG, VNET_BAR0_COMMON_CFG_LEN);
+  virtio_cap(cfg, VNET_EP_NOTIFY_CAP, 20, VIRTIO_PCI_CAP_NOTIFY_CFG, VNET_BAR0_DOORBELL, VNET_BAR0_DOORBELL_LEN);
+  cfg.define(VNET_EP_NOTIFY_CAP + 16, 4, VNET_NOTIFY_OFF_MULTIPLIER);
+  virtio_cap(cfg, VNET_EP_ISR_CAP, 16, VIRTIO_PCI_CAP_ISR_CFG, VNET_BAR0_ISR, VNET_BAR0_ISR_LEN);
+  virtio_cap(cfg, VNET_EP_DEVICE_CAP, 16, VIRTIO_PCI_CAP_DEVICE_CFG, VNET_BAR0_DEVICE_CFG, VNET_BAR0_DEVICE_CFG_LEN);
+  virtio_cap(cfg, VNET_EP_PCI_CFG_CAP, 20, VIRTIO_PCI_CAP_PCI_CFG, 0, 0);
+}
+
+EpImages::EpImages(const std::string& path, pcie::SimContext& ctx, AppLog& log, unsigned total_vfs)
+    : virtio_(path, ctx), log_(log) {
+  init_virtio(total_vfs);
   init_internal();
 }
 
-void EpImages::init_virtio() {
+void EpImages::init_virtio(unsigned total_vfs) {
   pcie::ConfigSpace& cfg = virtio_.cfg;
   cfg.define(PCI_VENDOR_ID, 4, VNET_EP_ID);
   cfg.define(PCI_COMMAND, 2, 0,
@@ -72,12 +82,8 @@ void EpImages::init_virtio() {
   cfg.define(m + PCI_MSIX_FLAGS, 2, VNET_EP_MSIX_FLAGS, PCI_MSIX_FLAGS_ENABLE | PCI_MSIX_FLAGS_MASKALL);
   cfg.define(m + PCI_MSIX_TABLE, 4, VNET_BAR0_MSIX_TABLE);
   cfg.define(m + PCI_MSIX_PBA, 4, VNET_BAR0_MSIX_PBA);
-  virtio_cap(cfg, VNET_EP_COMMON_CAP, 16, VIRTIO_PCI_CAP_COMMON_CFG, VNET_BAR0_COMMON_CFG, VNET_BAR0_COMMON_CFG_LEN);
-  virtio_cap(cfg, VNET_EP_NOTIFY_CAP, 20, VIRTIO_PCI_CAP_NOTIFY_CFG, VNET_BAR0_DOORBELL, VNET_BAR0_DOORBELL_LEN);
-  cfg.define(VNET_EP_NOTIFY_CAP + 16, 4, VNET_NOTIFY_OFF_MULTIPLIER);
-  virtio_cap(cfg, VNET_EP_ISR_CAP, 16, VIRTIO_PCI_CAP_ISR_CFG, VNET_BAR0_ISR, VNET_BAR0_ISR_LEN);
-  virtio_cap(cfg, VNET_EP_DEVICE_CAP, 16, VIRTIO_PCI_CAP_DEVICE_CFG, VNET_BAR0_DEVICE_CFG, VNET_BAR0_DEVICE_CFG_LEN);
-  virtio_cap(cfg, VNET_EP_PCI_CFG_CAP, 20, VIRTIO_PCI_CAP_PCI_CFG, 0, 0);
+  add_virtio_pci_caps(cfg);
+  if (total_vfs) sriov_ = std::make_unique<SriovCap>(cfg, total_vfs);
   cfg.seal();
 }
 

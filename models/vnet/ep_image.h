@@ -6,9 +6,11 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <string>
 
 #include "vnet/app_log.h"
+#include "vnet/sriov_cap.h"
 #include "tlm/config_space.h"
 #include "tlm/function.h"
 
@@ -38,16 +40,24 @@ inline constexpr uint16_t VNET_EP_LNKSTA = 0x1085;
 inline constexpr uint16_t VNET_EP_MSIX_FLAGS = 0x00ff;       // 256 vectors, disabled
 inline constexpr uint32_t VNET_EP_INTERNAL_ID = uint32_t(0x10f0) << 16 | 0x1af4;
 
+// The five VirtIO vendor capabilities of struct pcie_virtio_dev (common, notify, ISR, device,
+// PCI cfg access), linked after the MSI-X capability; a VF's image has the same.
+void add_virtio_pci_caps(pcie::ConfigSpace& cfg);
+
 class EpImages {
  public:
-  // `path` names the VirtIO image's function ("ep0").
-  EpImages(const std::string& path, pcie::SimContext& ctx, AppLog& log);
+  // `path` names the VirtIO image's function ("ep0"); `total_vfs` > 0 lays out the SR-IOV,
+  // ARI and ACS extended capabilities (sriov_cap.h), otherwise extended space reads 0.
+  EpImages(const std::string& path, pcie::SimContext& ctx, AppLog& log, unsigned total_vfs = 0);
 
   // The host-visible image (its Function captures the BDF the host addresses it by).
   pcie::Function& virtio() { return virtio_; }
   const pcie::Function& virtio() const { return virtio_; }
   pcie::ConfigSpace& internal() { return internal_; }
   const pcie::ConfigSpace& internal() const { return internal_; }
+  // The PF's SR-IOV capability (nullptr without --total-vfs).
+  SriovCap* sriov() { return sriov_.get(); }
+  const SriovCap* sriov() const { return sriov_.get(); }
 
   // A host config read: the image DW masked with the first byte enables.
   uint32_t read(uint16_t offset, uint8_t first_be) const;
@@ -59,10 +69,11 @@ class EpImages {
   uint64_t virtio_bar0() const;
 
  private:
-  void init_virtio();
+  void init_virtio(unsigned total_vfs);
   void init_internal();
   pcie::Function virtio_;
   pcie::ConfigSpace internal_{256};
+  std::unique_ptr<SriovCap> sriov_;
   AppLog& log_;
 };
 

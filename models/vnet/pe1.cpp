@@ -3,6 +3,7 @@
 #include "tlm/completer.h"
 #include "tlm/pci_regs.h"
 #include "vnet/bridge_image.h"
+#include "vnet/sriov.h"
 #include "vnet/status_machine.h"
 #include "vnet/vnet_layout.h"
 #include "vnet/vnet_timing.h"
@@ -113,6 +114,18 @@ Pe1::Target Pe1::find_device_by_bdf(bool type1, uint16_t bdf) {
   return *found;
 }
 
+// A started VF of a present PF at (PF bus, ARI function): functions above 7 only through a DSP
+// with ARI Forwarding Enable (a DSP forwards device 0's functions 0..7 only, otherwise).
+VfSlot* Pe1::find_vf(uint16_t bdf) {
+  const uint8_t bus = uint8_t(bdf >> 8), devfn = uint8_t(bdf);
+  for (unsigned i = 0; i < app_.num_ep(); ++i) {
+    if (app_.dsps[i]->secondary() == 0 || app_.dsps[i]->secondary() != bus) continue;
+    if (!app_.controllers[i].device_present || (devfn > 7 && !app_.dsps[i]->ari_forwarding())) return nullptr;
+    return app_.sriov->route(i, devfn);
+  }
+  return nullptr;
+}
+
 void Pe1::record_bdf(Target t, uint16_t bdf) {
   const unsigned n = app_.num_ep();
   const size_t slot = t.kind == Kind::USP ? 0 : t.kind == Kind::DSP ? 1 + t.index : t.kind == Kind::EP ? 1 + n + t.index : 2 * n + 1;
@@ -150,6 +163,12 @@ void Pe1::service_config(Tlp& t) {
   const bool type1 = h.type == tlp::Type::CfgRd1 || h.type == tlp::Type::CfgWr1;
   const uint32_t data = write ? le32(pcie::data(t)) : 0;
   t.release();
+  if (VfSlot* vf = type1 && app_.sriov ? find_vf(h.target_id) : nullptr) {
+    if (!write) return send_up_(pcie::make_config_completion(app_.ctx.pool, h, h.target_id, tlp::CplStatus::SC,
+                                                            app_.sriov->config_read(*vf, h.register_offset, h.first_be)));
+    app_.sriov->config_write(*vf, h.register_offset, data, h.first_be, h.target_id);
+    return send_up_(pcie::make_config_completion(app_.ctx.pool, h, h.target_id, tlp::CplStatus::SC, 0));
+  }
   const Target target = find_device_by_bdf(type1, h.target_id);
   record_bdf(target, h.target_id);
   auto complete = [&](uint32_t value) {
@@ -186,6 +205,7 @@ void Pe1::service_config(Tlp& t) {
 
 void Pe1::service_memory(Tlp& t) {
   const auto [h, payload] = pcie::take_request(t);
+  if (app_.sriov && app_.sriov->serve_memory(h, payload.data(), send_up_)) return;
   // BAR routing: the internal image's BAR of each present EP, in order; then the VirtIO images' BARs.
   for (unsigned i = 0; i < app_.num_ep(); ++i) {
     if (!app_.controllers[i].device_present) continue;

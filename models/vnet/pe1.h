@@ -23,6 +23,7 @@
 namespace dpusim::vnet {
 
 class StatusMachine;
+struct VfSlot;
 
 class Pe1 {
  public:
@@ -64,6 +65,7 @@ class Pe1 {
   void serve();
   Target find_device_by_bdf(bool type1, uint16_t bdf);
   void record_bdf(Target t, uint16_t bdf);
+  VfSlot* find_vf(uint16_t bdf);
   void service_config(pcie::Tlp& t);
   void service_memory(pcie::Tlp& t);
   void ep_mmio_read(unsigned i, const tlp::Header& h);

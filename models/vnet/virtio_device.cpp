@@ -15,7 +15,7 @@ const char* reset_status_state_name(ResetStatusState s) {
 
 VirtioPciDevice::VirtioPciDevice(unsigned idx, const VnetOptions& o, pcie::SimContext& ctx, AppLog& log)
     : index(idx),
-      images("ep" + std::to_string(idx), ctx, log),
+      images("ep" + std::to_string(idx), ctx, log, unsigned(o.total_vfs)),
       shadow_(VNET_TOTAL_VQS(unsigned(o.max_queue_pairs))),
       device_features_(o.device_features()),
       queue_size_(uint16_t(o.queue_size)),
@@ -40,6 +40,11 @@ VirtioPciDevice::VirtioPciDevice(unsigned idx, const VnetOptions& o, pcie::SimCo
   net_[VIRTIO_NET_CFG_RSS_MAX_KEY_SIZE] = 40;
   put_le16(&net_[VIRTIO_NET_CFG_RSS_MAX_INDIRECTION_TABLE_LENGTH], 128);
   put_le32(&net_[VIRTIO_NET_CFG_SUPPORTED_HASH_TYPES], 0x3f);
+}
+
+void VirtioPciDevice::set_mac(const Mac& m) {
+  mac_ = m;
+  for (unsigned i = 0; i < 6; ++i) net_[VIRTIO_NET_CFG_MAC + i] = mac_[i];
 }
 
 uint32_t VirtioPciDevice::common(uint16_t off, unsigned width) const {

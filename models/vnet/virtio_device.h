@@ -81,6 +81,8 @@ class VirtioPciDevice {
   uint16_t configured_queue_size() const { return queue_size_; }
   unsigned max_queue_pairs() const { return max_qps_; }
   const Mac& mac() const { return mac_; }
+  // Another MAC than the PF rule's (a VF's, sriov.h): the device config's too.
+  void set_mac(const Mac& m);
 
   // Guards (the per-device guard atomics of vnet_pci_device.h).
   uint32_t reset_generation = 1;

@@ -37,6 +37,7 @@
 #include "vnet/mq_start.h"
 #include "vnet/pe1.h"
 #include "vnet/slots.h"
+#include "vnet/sriov.h"
 #include "vnet/status_machine.h"
 #include "vnet/work_items.h"
 #include "vnet/vnet_endpoint.h"
@@ -78,6 +79,7 @@ class VnetApp : public sc_core::sc_module {
   Slots& slots() { return primary().slots(); }
   DspMsi& msi() { return primary().msi(); }
   MqStart& mq_start() { return primary().mq_start(); }
+  Sriov* sriov() { return primary().sriov(); }
 
   // Submits a work item as the application's own code would (the device's current generation
   // for controller-scoped types): how a test reaches DEVICE_RESET, which the application

@@ -7,6 +7,7 @@
 #include <set>
 
 #include "device/doc_error.h"
+#include "vnet/sriov_limits.h"
 #include "vnet/virtio_spec.h"
 #include "vnet/vnet_layout.h"
 
@@ -99,6 +100,14 @@ Mac VnetOptions::ep_mac(unsigned i) const {
   return m;
 }
 
+Mac VnetOptions::vf_mac(unsigned g) const {
+  Mac m = mac;
+  const unsigned low16 = (unsigned(m[4]) << 8 | m[5]) + unsigned(num_ep) + g;  // checked at start
+  m[4] = uint8_t(low16 >> 8);
+  m[5] = uint8_t(low16);
+  return m;
+}
+
 std::string mac_str(const Mac& m) {
   char buf[24];
   std::snprintf(buf, sizeof buf, "%02x:%02x:%02x:%02x:%02x:%02x", m[0], m[1], m[2], m[3], m[4], m[5]);
@@ -128,13 +137,8 @@ std::string VnetOptions::describe() const {
                   " mac-addr=" + mac_str(mac) + " mtu=" + std::to_string(mtu) + " speed=" + std::to_string(speed);
   if (mrg_rxbuf) s += " mrg-rxbuf";
   if (lu_mode != "none") s += " lu-mode=" + lu_mode;
+  if (total_vfs) s += " total-vfs=" + std::to_string(total_vfs);
   return s;
-}
-
-std::string lu_mode_conflict(const VnetOptions& o, int total_vfs) {
-  if (o.lu_mode == "none" || total_vfs <= 0) return "";
-  return "--lu-mode " + o.lu_mode + " and --total-vfs " + std::to_string(total_vfs) +
-         " are mutually exclusive: live update transfers PF state only";
 }
 
 VnetOptions parse_vnet_options(const json& options, const std::string& path) {
@@ -148,7 +152,7 @@ VnetOptions parse_vnet_options(const json& options, const std::string& path) {
       {"mtu", &o.mtu},           {"speed", &o.speed},         {"duplex", &o.duplex},
       {"max-queue-pairs", &o.max_queue_pairs}, {"queue-size", &o.queue_size}, {"num-ep", &o.num_ep},
       {"hotplug-mode", &o.hotplug_mode}, {"tlp-core", &o.tlp_core}, {"worker-core", &o.worker_core},
-      {"mq-core", &o.mq_core},
+      {"mq-core", &o.mq_core},   {"total-vfs", &o.total_vfs},
   };
   const std::map<std::string, std::string*> strings = {
       {"pci-addr", &o.pci_addr}, {"ibdev-name", &o.ibdev_name}, {"mac-addr", &o.mac_addr}, {"lu-mode", &o.lu_mode}};
@@ -204,6 +208,9 @@ VnetOptions parse_vnet_options(const json& options, const std::string& path) {
     throw DocError(at("worker-core"), fmt("tlp-core (%lld) must not equal worker-core (%lld)", o.tlp_core, o.worker_core));
   if (o.mq_core >= 0 && o.mq_core == o.tlp_core)
     throw DocError(at("mq-core"), fmt("mq-core (%lld) must not equal tlp-core (%lld)", o.mq_core, o.tlp_core));
+  if (options.contains("total-vfs")) {
+    if (o.lu_mode != "none") throw DocError(at("total-vfs"), VNET_SRIOV_LU_EXCLUSIVE);
+  }
   // Run-time checks of the application's startup, which abort it.
   std::string error;
   if (!parse_mac(o.mac_addr, o.mac, &error))
@@ -215,6 +222,14 @@ VnetOptions parse_vnet_options(const json& options, const std::string& path) {
                   unsigned(o.mac[5]), bad);
     throw DocError(at("mac-addr"), std::string(buf) + "; Rolling back " + std::to_string(bad) +
                                        " already-initialized device(s)");
+  }
+  if (options.contains("total-vfs")) {
+    SriovRequest r;
+    r.total_vfs = o.total_vfs;
+    r.num_ep = unsigned(o.num_ep);
+    r.max_queue_pairs = unsigned(o.max_queue_pairs);
+    r.mac_low16 = unsigned(o.mac[4]) << 8 | o.mac[5];
+    if (auto error = sriov_validate_caps(r)) throw DocError(at("total-vfs"), *error);
   }
   return o;
 }

@@ -29,6 +29,7 @@ struct VnetOptions {
   int hotplug_mode = 1;  // the application's default: hotplug
   int tlp_core = -1, worker_core = -1, mq_core = -1;
   std::string lu_mode = "none";
+  int total_vfs = 0;  // --total-vfs: VFs per PF (SR-IOV), 0 = off
   // Optional feature flags (the DOCA guide's optional feature flags).
   bool guest_csum = false, guest_tso4 = false, guest_tso6 = false, guest_ecn = false, guest_ufo = false;
   bool host_ecn = false, host_ufo = false, mrg_rxbuf = false;
@@ -38,6 +39,9 @@ struct VnetOptions {
   uint64_t device_features() const;
   // EP i's MAC: the base MAC with the last octet + i, no carry.
   Mac ep_mac(unsigned i) const;
+  bool sriov() const { return total_vfs > 0; }
+  // VF g's MAC (g = pf_index x total-vfs + slot): the base MAC's low 16 bits + num_ep + g.
+  Mac vf_mac(unsigned g) const;
   // "num-ep=4 hotplug-mode=0 ..." for the log.
   std::string describe() const;
 };
@@ -51,12 +55,6 @@ uint64_t vnet_always_added_features();
 // Parses the options object at JSON path `path`; throws platform::DocError with the path of the
 // offending option and the application's message.
 VnetOptions parse_vnet_options(const nlohmann::json& options, const std::string& path);
-
-// The DOCA guide §7.7.7: live update and SR-IOV are mutually exclusive ("live update transfers PF
-// state only, so the app refuses to start with both enabled"): the refusal for lu-mode with
-// `total_vfs` VFs, or "" when they may run together. For the option parser's cross-checks
-// once --total-vfs exists.
-std::string lu_mode_conflict(const VnetOptions& o, int total_vfs);
 
 // "52:54:00:12:34:56" as the application parses it; returns the error message on failure.
 bool parse_mac(const std::string& text, Mac& out, std::string* error);

@@ -100,4 +100,10 @@ const pcie::TimingParam lu_ch_create_ps({"vnet.lu.ch_create_ps", 5000000000ull, 
 const pcie::TimingParam lu_ch_stop_ps({"vnet.lu.ch_stop_ps", 1000000000, 0, 100000000000000ull, "ps"},
                                       ExploreRange::per_use(50, 200));
 
+// SR-IOV (the DOCA guide's 7.7): one VF's tlp_dev start / stop on the worker.
+const pcie::TimingParam work_vf_tlp_dev_start_ps({"vnet.work.vf_tlp_dev_start_ps", 1000000000, 0, 100000000000000ull, "ps"},
+                                                 ExploreRange::per_use(50, 200));
+const pcie::TimingParam work_vf_tlp_dev_stop_ps({"vnet.work.vf_tlp_dev_stop_ps", 500000000, 0, 100000000000000ull, "ps"},
+                                                ExploreRange::per_use(50, 200));
+
 }  // namespace dpusim::vnet::timing

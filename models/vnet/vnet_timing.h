@@ -56,5 +56,7 @@ extern const pcie::TimingParam lu_engine_export_ps;
 extern const pcie::TimingParam lu_engine_import_ps;
 extern const pcie::TimingParam lu_ch_create_ps;
 extern const pcie::TimingParam lu_ch_stop_ps;
+extern const pcie::TimingParam work_vf_tlp_dev_start_ps;
+extern const pcie::TimingParam work_vf_tlp_dev_stop_ps;
 
 }  // namespace dpusim::vnet::timing

@@ -4,6 +4,7 @@
 #include "vnet/cvq_handler.h"
 #include "vnet/mq_start.h"
 #include "vnet/slots.h"
+#include "vnet/sriov.h"
 #include "vnet/vnet_timing.h"
 #include "vnet/vq_config.h"
 
@@ -25,6 +26,9 @@ void WorkItems::execute(const WorkItem& it, pcie::Activity& w) {
     case WorkType::DELAYED_DESTROY: return slots_.delayed_destroy(it.arg, w);
     case WorkType::HOTPLUG_EVENT: return slots_.hotplug_event(it.arg, it.arg2 != 0, w);
     case WorkType::SPEED_CHANGE: return speed_change(i, it.arg, w);
+    case WorkType::VF_FAN_OUT: return app_.sriov->fan_out(it.arg, it.arg2 != 0, w);
+    case WorkType::VF_FLR_RESET: return app_.sriov->flr_reset(it.arg, w);
+    case WorkType::VF_BRINGUP: return app_.sriov->bringup(it.arg, it.arg2, w);
   }
 }
 

@@ -23,12 +23,15 @@
 namespace dpusim::vnet {
 
 // The eleven work types, in the order of the application's enum (the number is what
-// "Skipping stale work type %d" prints).
+// "Skipping stale work type %d" prints), then SR-IOV's three (the DOCA guide's 7.7: the VFE
+// fan-out or stop of a PF's VF slots, a VF's FLR reset, a VF's lazy bring-up stage), which the
+// public source lacks.
 enum class WorkType : int {
   VQ_CONFIG, CONTROLLER_CLEANUP, ENGINE_START, INITIALIZE_VQS, INITIALIZE_IO_CTX, START_AND_ENABLE,
   CREATE_STATS_LIST, DEVICE_RESET, DELAYED_DESTROY, HOTPLUG_EVENT, SPEED_CHANGE,
+  VF_FAN_OUT, VF_FLR_RESET, VF_BRINGUP,
 };
-inline constexpr unsigned kWorkTypes = 11;
+inline constexpr unsigned kWorkTypes = 14;
 const char* work_type_name(WorkType t);  // "PCI_CFG_WORK_VQ_CONFIG"
 
 struct WorkItem {

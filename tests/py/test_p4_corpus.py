@@ -1,5 +1,6 @@
-"""The real bmv2 programs of the shared test data's p4-corpus folder: every v1model program loads
-(those that are not v1model programs are refused, as simple_switch refuses them), and the corpus
+"""The real bmv2 programs of the shared test data's p4-corpus folder: every program loads with the
+device policy (`./dpusim p4 check`), every v1model program with the v1model policy too (those
+that are not v1model programs are refused there, as simple_switch refuses them), and the corpus
 README's packet expectations hold, with more from bmv2's own tests of the same programs
 (targets/simple_switch/tests, targets/simple_switch_grpc/tests), driven through
 simple_switch_CLI commands as users drive simple_switch."""
@@ -27,8 +28,7 @@ def corpus(shared_dir):
     return sorted((shared_dir / "p4-corpus").glob("*.json"))
 
 
-@pytest.mark.parametrize("policy", ["device", "v1model"])
-def test_every_v1model_program_loads_and_the_others_are_refused_as_simple_switch_refuses_them(shared_dir, policy):
+def load_all(shared_dir, policy):
     loaded, refused = [], {}
     for path in corpus(shared_dir):
         try:
@@ -39,9 +39,33 @@ def test_every_v1model_program_loads_and_the_others_are_refused_as_simple_switch
     print(f"\ncorpus ({policy}): {len(loaded)} load, {len(refused)} refused")
     for name, (code, message) in sorted(refused.items()):
         print(f"  {name}: error[{code}]: {message}")
+    return loaded, refused
+
+
+def test_every_program_of_the_corpus_loads_with_the_device_policy(shared_dir):
+    loaded, refused = load_all(shared_dir, "device")
+    assert refused == {} and len(loaded) == 41
+
+
+def test_p4_check_loads_every_program_and_says_which_are_not_v1model(shared_dir):
+    for path in corpus(shared_dir):
+        out = subprocess.run([TOOL, "check", str(path)], capture_output=True, text=True)
+        assert out.returncode == 0, (path.name, out.stderr)
+        assert ("not a v1model program (simple_switch refuses it)" in out.stdout) == (path.name in NOT_V1MODEL), path.name
+
+
+def test_the_v1model_policy_refuses_what_simple_switch_refuses(shared_dir):
+    loaded, refused = load_all(shared_dir, "v1model")
     assert set(refused) == NOT_V1MODEL
     assert all(code == "no_egress_spec" for code, _ in refused.values())
     assert len(loaded) == 35
+
+
+def test_a_program_that_is_not_v1model_runs_frames_to_the_other_port_on_the_device(shared_dir):
+    e = p4.Engine.load_file(shared_dir / "p4-corpus" / "tests_testdata_one_header.json", "device")
+    frame = bytes(range(60))
+    run = e.run(0, frame)
+    assert [(o.port, o.data) for o in run.outputs] == [(1, frame)]
 
 
 def v1model(shared_dir, name, commands=()):

@@ -47,14 +47,33 @@ def refusal(options):
     ({"pci-addr": "0000:03:00.0.1"}, "$.topology.options.pci-addr: Entered device PCI address exceeding the maximum size of 12"),
     ({"mtu": "abc"}, "$.topology.options.mtu: 'abc' is not an integer"),
     ({"mrg-rxbuf": 1}, "$.topology.options.mrg-rxbuf: is a flag: true or false, not 1"),
+    # SR-IOV (docs/vnet.md, total-vfs): the start-up checks in their order.
+    ({"total-vfs": 0}, "$.topology.options.total-vfs: Invalid --total-vfs value: 0. Must be between 1 and 64 "
+                       "(per-PF VF limit)"),
+    ({"total-vfs": 65}, "$.topology.options.total-vfs: Invalid --total-vfs value: 65. Must be between 1 and 64 "
+                        "(per-PF VF limit)"),
+    ({"num-ep": 5, "total-vfs": 64}, "$.topology.options.total-vfs: SR-IOV: device-wide VF VQ budget exceeded: "
+                                     "5 PF(s) x 64 VF(s) x 17 VQs = 5440 > 4352"),
+    ({"num-ep": 4, "total-vfs": 64, "max-queue-pairs": 9},
+     "$.topology.options.total-vfs: SR-IOV: device-wide VF VQ budget exceeded: 4 PF(s) x 64 VF(s) x 19 VQs = "
+     "4864 > 4352"),
+    ({"num-ep": 32, "total-vfs": 9, "max-queue-pairs": 1},
+     "$.topology.options.total-vfs: SR-IOV: aggregate VF count 288 (32 PF(s) x 9 VF(s)) exceeds the device limit "
+     "of 256"),
+    ({"num-ep": 4, "total-vfs": 4, "mac-addr": "52:54:00:12:ff:f0"},
+     "$.topology.options.total-vfs: SR-IOV: VF MAC address overflow for vf_index 15 (base low16=0xfff0 + num_ep=4 "
+     "+ vf_index=15 > 0xffff)"),
+    ({"total-vfs": 4, "lu-mode": "active"},
+     "$.topology.options.total-vfs: --total-vfs and --lu-mode are mutually exclusive: live update transfers PF "
+     "state only"),
 ])
 def test_bad_options_are_refused_with_the_apps_message(options, message):
     assert refusal(options) == message
 
 
 def test_an_unknown_option_names_the_known_ones():
-    msg = refusal({"total-vfs": 4})
-    assert msg.startswith("$.topology.options.total-vfs: unknown option of the vnet_pci_dev application (known: "
+    msg = refusal({"sriov-vfs": 4})
+    assert msg.startswith("$.topology.options.sriov-vfs: unknown option of the vnet_pci_dev application (known: "
                           "duplex, guest-csum,")
 
 

@@ -63,6 +63,10 @@ std::unique_ptr<Engine> Engine::load(std::string_view json, const LoadOptions& o
   auto impl = std::make_unique<Impl>();
   impl->options = options;
   if (!load_program(json, options.externs, &impl->program, error)) return nullptr;
+  if (options.policy == PortPolicy::kV1Model && !impl->program.not_v1model.empty()) {
+    *error = {impl->program.not_v1model.front().first, impl->program.not_v1model.front().second};
+    return nullptr;
+  }
   impl->init_tables();
   impl->runtime.init(impl->program);
   impl->exec = std::make_unique<Executor>(impl->program, impl->tables, impl->runtime);
@@ -118,6 +122,12 @@ std::string Engine::summary() const {
     << "), " << p.conditionals.size()
     << " conditionals, " << p.phv_bytes << "/" << P4_MAX_PHV_BYTES << " header vector bytes, "
     << p.entries_budget_used << " table entries requested";
+  if (!p.not_v1model.empty()) {
+    // What the device policy does with what simple_switch would refuse.
+    s << "\nnot a v1model program (simple_switch refuses it); the device policy runs a missing block empty"
+      << (p.f_egress_spec < 0 ? " and sends every frame to the other port" : "") << ":";
+    for (const auto& gap : p.not_v1model) s << "\n  " << gap.second;
+  }
   return s.str();
 }
 
@@ -213,7 +223,7 @@ Verdict Engine::run_ingress_metadata(const std::vector<std::pair<int, Value>>& i
     v.dropped = true;
     v.reason = DropReason::kFault;
     v.fault = x.st.fault;
-  } else if (x.field_u64(p.f_egress_spec) == P4_V1MODEL_DROP_PORT) {
+  } else if (p.f_egress_spec >= 0 && x.field_u64(p.f_egress_spec) == P4_V1MODEL_DROP_PORT) {
     v.dropped = true;
     v.reason = DropReason::kIngressDrop;
   } else if (x.st.stop) {

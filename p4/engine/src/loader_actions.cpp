@@ -213,6 +213,8 @@ Prim Loader::primitive(const Json& pj, const ExprScope& scope, const std::string
     prim.op = op == "drop" ? PrimOp::kDrop : PrimOp::kMarkToDrop;
     prim.a = p_.f_egress_spec;
     prim.b = op == "drop" ? p_.f_mcast_grp : p_.f_mark_to_drop_mcast;
+    if (params.empty() && prim.a < 0)
+      refuse(LoadCode::kNoEgressSpec, where + ": " + op + " writes standard_metadata.egress_spec, which the program does not have");
     if (params.size() == 1) {
       int h = header_operand(params[0], scope, where);
       if (p_.exprs[h].op != ExprOp::kHeader)

@@ -292,11 +292,15 @@ void Loader::resolve_v1model_fields() {
     auto f = p_.field_by_name.find(n);
     return f == p_.field_by_name.end() ? -1 : f->second;
   };
+  // Without egress_spec a program cannot choose a port: the device policy sends every frame
+  // to the other port, as with no program; the v1model policy refuses it, as simple_switch
+  // does (Engine::load).
   p_.f_egress_spec = role("standard_metadata.egress_spec");
   if (p_.f_egress_spec < 0)
-    refuse(LoadCode::kNoEgressSpec,
-           "program has no field standard_metadata.egress_spec (nor a field alias for it), "
-           "so it cannot say where a frame goes (simple_switch refuses it too: not a v1model program)");
+    p_.not_v1model.emplace_back(LoadCode::kNoEgressSpec,
+                                "program has no field standard_metadata.egress_spec (nor a field alias for it), so it "
+                                "cannot say where a frame goes (simple_switch refuses it too: not a v1model program; "
+                                "the device policy sends every frame to the other port)");
   p_.f_ingress_port = role("standard_metadata.ingress_port");
   p_.f_egress_port = role("standard_metadata.egress_port");
   p_.f_packet_length = role("standard_metadata.packet_length");
@@ -318,10 +322,11 @@ void Loader::resolve_v1model_fields() {
   // simple_switch fills the queueing fields only when all four exist.
   p_.queueing_metadata = p_.f_enq_timestamp >= 0 && p_.f_enq_qdepth >= 0 && p_.f_deq_timedelta >= 0 && p_.f_deq_qdepth >= 0;
   // mark_to_drop zeroes the mcast_grp field of the header that holds egress_spec.
-  const FieldInfo& spec = p_.fields[p_.f_egress_spec];
-  const HeaderInfo& sm = p_.headers[spec.header];
-  for (int k = 0; k < sm.nfields; ++k)
-    if (p_.fields[sm.first_field + k].name == sm.name + ".mcast_grp") p_.f_mark_to_drop_mcast = sm.first_field + k;
+  if (p_.f_egress_spec >= 0) {
+    const HeaderInfo& sm = p_.headers[p_.fields[p_.f_egress_spec].header];
+    for (int k = 0; k < sm.nfields; ++k)
+      if (p_.fields[sm.first_field + k].name == sm.name + ".mcast_grp") p_.f_mark_to_drop_mcast = sm.first_field + k;
+  }
   for (int f : {p_.f_egress_spec, p_.f_ingress_port, p_.f_egress_port}) {
     if (f >= 0 && p_.fields[f].width != P4_V1MODEL_PORT_BITS)
       refuse(LoadCode::kV1modelWidth, "field '" + p_.fields[f].name + "' is " + std::to_string(p_.fields[f].width) +

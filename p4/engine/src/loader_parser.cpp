@@ -17,15 +17,28 @@ const Json* find_named(const Json& arr, const char* wanted) {
   return nullptr;
 }
 
+// ", not run: 'a', 'b'" for the blocks a program names other than the one simple_switch runs.
+std::string others(const Json& arr) {
+  std::string s;
+  for (const Json& x : arr)
+    if (x.is_object() && x.contains("name") && x["name"].is_string())
+      s += (s.empty() ? "; not run: '" : ", '") + x["name"].get<std::string>() + "'";
+  return s;
+}
+
 }  // namespace
 
 void Loader::load_parser() {
   const Json& parsers = array(doc_, "parsers", P4_MAX_PARSE_STATES, "program");
   for (const Json& pj : parsers) name(pj, "parser");
   const Json* pj = find_named(parsers, "parser");
-  if (pj == nullptr) refuse(LoadCode::kDanglingRef, "program has no parser named 'parser' (simple_switch runs that one)");
   ParserInfo& parser = p_.parser;
   parser.name = "parser";
+  if (pj == nullptr) {  // nothing parsed: the whole frame is payload
+    p_.not_v1model.emplace_back(LoadCode::kDanglingRef,
+                                "program has no parser named 'parser' (simple_switch runs that one" + others(parsers) + ")");
+    return;
+  }
   const Json& states = array(*pj, "parse_states", P4_MAX_PARSE_STATES, "parser 'parser'");
   std::map<std::string, int> by_name;
   std::set<std::int64_t> ids;
@@ -218,8 +231,13 @@ void Loader::load_deparser() {
   const Json& deparsers = array(doc_, "deparsers", P4_MAX_PARSE_STATES, "program");
   for (const Json& dj : deparsers) name(dj, "deparser");
   const Json* dj = find_named(deparsers, "deparser");
-  if (dj == nullptr) refuse(LoadCode::kDanglingRef, "program has no deparser named 'deparser' (simple_switch runs that one)");
   p_.deparser.name = "deparser";
+  if (dj == nullptr) {  // nothing emitted but the payload
+    p_.not_v1model.emplace_back(LoadCode::kDanglingRef,
+                                "program has no deparser named 'deparser' (simple_switch runs that one" + others(deparsers) +
+                                    ")");
+    return;
+  }
   std::set<int> seen;
   for (const Json& h : array(*dj, "order", P4_MAX_HEADERS, "deparser 'deparser'")) {
     if (!h.is_string()) refuse(LoadCode::kSchema, "deparser 'deparser': an order entry is not a header name");

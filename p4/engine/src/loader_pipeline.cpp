@@ -57,13 +57,22 @@ void Loader::load_action_profiles(const Json& pipeline, const std::string& where
 void Loader::load_pipelines() {
   const Json& pipes = array(doc_, "pipelines", 64, "program");
   const Json* pj[2] = {nullptr, nullptr};
+  std::string unused;  // pipelines simple_switch does not run
   for (const Json& pl : pipes) {
     std::string n = name(pl, "pipeline");
     if (n == "ingress") pj[0] = &pl;
-    if (n == "egress") pj[1] = &pl;
+    else if (n == "egress") pj[1] = &pl;
+    else unused += (unused.empty() ? "; not run: '" : ", '") + n + "'";
   }
-  if (pj[0] == nullptr) refuse(LoadCode::kDanglingRef, "program has no pipeline named 'ingress'");
-  if (pj[1] == nullptr) refuse(LoadCode::kDanglingRef, "program has no pipeline named 'egress'");
+  // A missing pipeline is an empty one (no tables: the frame goes through untouched).
+  static const Json kEmpty = {{"init_table", nullptr}};
+  for (int pi = 0; pi < 2; ++pi) {
+    if (pj[pi] != nullptr) continue;
+    pj[pi] = &kEmpty;
+    p_.not_v1model.emplace_back(LoadCode::kDanglingRef,
+                                std::string("program has no pipeline named '") + (pi == 0 ? "ingress" : "egress") +
+                                    "' (simple_switch runs that one" + unused + ")");
+  }
 
   // Pass 1: every node name, in one namespace across pipelines (as in bmv2, where a next
   // table and a table update reach only the first of a name).

@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "dpusim/p4/errors.h"
 #include "dpusim/p4/extern.h"
 #include "dpusim/p4/value.h"
 
@@ -486,6 +487,12 @@ struct Program {
   // The field mark_to_drop zeroes beside egress_spec: mcast_grp of the same header.
   int f_mark_to_drop_mcast = -1;
   bool queueing_metadata = false;  // all four enq_/deq_ fields exist (simple_switch's rule)
+  // What simple_switch requires and the program lacks (no parser 'parser', deparser
+  // 'deparser', pipeline 'ingress' or 'egress'; no standard_metadata.egress_spec), in the
+  // order found. The device policy runs such a program with the missing block empty (nothing
+  // parsed, nothing emitted but the payload, no tables) and, without egress_spec, every frame
+  // to the other port; the v1model policy refuses it, as simple_switch does (Engine::load).
+  std::vector<std::pair<LoadCode, std::string>> not_v1model;
 
   std::map<std::string, int> header_by_name, field_by_name, stack_by_name, union_by_name,
       union_stack_by_name, action_by_name, table_by_name, conditional_by_name,

@@ -362,7 +362,7 @@ void Engine::Impl::end_of_ingress(int job) {
     return;
   }
 
-  const std::uint64_t spec = x.field_u64(p.f_egress_spec);
+  const std::uint64_t spec = p.f_egress_spec >= 0 ? x.field_u64(p.f_egress_spec) : 0;
   std::uint32_t port;
   if (device && !st.egress_spec_written) {
     // No port chosen: the other port, as the device does with no program. The field's
@@ -398,7 +398,7 @@ void Engine::Impl::egress(int job, std::uint32_t port) {
   // egress_port is the resolved port; egress_spec becomes the drop port + 1 (512, which a
   // 9-bit field holds as 0) so that only an explicit drop drops.
   if (p.f_egress_port >= 0) x.store_u64(p.f_egress_port, port);
-  x.store_u64(p.f_egress_spec, P4_V1MODEL_DROP_PORT + 1);
+  if (p.f_egress_spec >= 0) x.store_u64(p.f_egress_spec, P4_V1MODEL_DROP_PORT + 1);
   if (p.f_packet_length >= 0) x.store_u64(p.f_packet_length, static_cast<std::uint64_t>(st.length_reg));
   x.run_pipeline(p.egress);
   auto finish = [&](DropReason reason) {
@@ -423,7 +423,7 @@ void Engine::Impl::egress(int job, std::uint32_t port) {
       clone_to_session(copy, session);
     }
   }
-  if (x.field_u64(p.f_egress_spec) == P4_V1MODEL_DROP_PORT) return finish(DropReason::kEgressDrop);
+  if (p.f_egress_spec >= 0 && x.field_u64(p.f_egress_spec) == P4_V1MODEL_DROP_PORT) return finish(DropReason::kEgressDrop);
 
   std::uint8_t* frame = arena.tail(Executor::kDeparseBytes);
   std::size_t size = x.deparse(frame);

@@ -16,6 +16,10 @@ root bus, size and assign the resources, add the devices (their drivers bind):
     and 64-bit aperture (prefetchable);
   - with enable=True, pci_enable_device + pci_set_master (bridges on the path too) and, for
     the switch ports, one MSI vector as portdrv allocates it.
+  - for a function 0 with the ARI capability below a port advertising ARI Forwarding,
+    pci_configure_ari sets the port's ARI Forwarding Enable; for a function with the SR-IOV
+    capability, iov.c's sriov_init (drivers/sriov.py), whose VF BARs take per-VF size x
+    TotalVFs in the windows;
 It returns the tree of PciDev. alloc_irq_vectors() programs MSI-X through the table in the BAR
 as msix_capability_init does.
 """
@@ -23,6 +27,7 @@ import warnings
 from dataclasses import dataclass, field
 
 from dpusim.bdf import bdf, bdf_str
+from dpusim.drivers import sriov as iov
 from dpusim.drivers.pci_regs import *  # noqa: F403 - the register names are the vocabulary here
 
 MIB = 1 << 20
@@ -65,6 +70,9 @@ class PciDev:
     parent: "PciDev" = None
     irqs: list = field(default_factory=list)       # MSI/MSI-X message data per vector
     msix_table: int = None                         # host address of the MSI-X table
+    ari_enabled: bool = False                      # a bridge whose ARI Forwarding Enable we set
+    sriov: object = None                           # a PF's iov.SriovState
+    physfn: "PciDev" = None                        # a VF's PF
 
     @property
     def bdf(self):
@@ -159,7 +167,24 @@ class PciHost:
         dev = PciDev(rid, vendor, dw0 >> 16, class_rev >> 8, htype & PCI_HEADER_TYPE_MASK, parent=parent)
         await self.walk_capabilities(dev)
         await self.size_bars(dev, 2 if dev.is_bridge else 6)
+        await self.init_capabilities(dev)
         return dev
+
+    async def init_capabilities(self, dev):
+        """The ARI and SR-IOV steps of pci_init_capabilities: pci_configure_ari, then
+        pci_iov_init. Linux reads the port's Device Capabilities 2 for every function 0 below
+        it; here only for a function with the ARI capability (the outcome is the same, ARI
+        Forwarding Enable being clear from reset)."""
+        ari_cap = iov.find_ext_cap(dev, PCI_EXT_CAP_ID_ARI)
+        bridge = dev.parent
+        if ari_cap is not None and not dev.rid & 0xFF and bridge is not None:
+            exp = bridge.cap(PCI_CAP_ID_EXP)
+            if exp is not None and (await self.read(bridge.rid, exp + PCI_EXP_DEVCAP2)) & PCI_EXP_DEVCAP2_ARI:
+                ctl2 = await self.read(bridge.rid, exp + PCI_EXP_DEVCTL2, 2)
+                await self.write(bridge.rid, exp + PCI_EXP_DEVCTL2, ctl2 | PCI_EXP_DEVCTL2_ARI, 2)
+                bridge.ari_enabled = True
+        if iov.find_ext_cap(dev, PCI_EXT_CAP_ID_SRIOV) is not None:
+            dev.sriov = await iov.sriov_init(self, dev, bridge is not None and bridge.ari_enabled)
 
     async def walk_capabilities(self, dev):
         rid = dev.rid
@@ -270,6 +295,9 @@ class PciHost:
             for b in d.bars:
                 if (b.prefetch and b.is64) == prefetch:
                     out.append((b.size, b.size, b))
+            for b in (d.sriov.bars if d.sriov else []):
+                if (b.prefetch and b.is64) == prefetch:
+                    out.append((b.total, b.vf_size, b))
             if d.is_bridge:
                 size, align = PciHost._window_need(d, prefetch)
                 if size:
@@ -285,7 +313,7 @@ class PciHost:
             start = (cur + align - 1) // align * align
             if start + size > end:
                 raise RuntimeError(f"no room for {size:#x} bytes in [{base:#x}, {end:#x})")
-            if isinstance(what, Bar):
+            if not isinstance(what, tuple):  # a BAR or a VF BAR
                 what.base = start
             else:
                 bridge, pref = what
@@ -305,6 +333,8 @@ class PciHost:
             await self.write(rid, off, (b.base & PCI_BASE_ADDRESS_MEM_MASK) | (lo & 0xF))
             if b.is64:
                 await self.write(rid, off + 4, b.base >> 32)
+        if dev.sriov:
+            await iov.update_resources(self, dev)
         if dev.is_bridge:
             if dev.mem_window:
                 lo, hi = dev.mem_window
@@ -342,6 +372,34 @@ class PciHost:
                            device=f"{dev.device:04x}", cls=f"{dev.class_code:06x}",
                            bars=[[b.index, f"{b.base:#x}", b.size] for b in dev.bars])
         return dev
+
+    # -- SR-IOV (iov.c pci_iov_add_virtfn / pci_iov_remove_virtfn) ----------------------------
+    async def add_virtfn(self, pf, rid, i):
+        """VF i of `pf` at `rid`: VF 0 reads the class, header type and subsystem IDs, the
+        others take the PF's; each VF's capabilities are walked (pci_device_add); its BAR is
+        the PF's VF BAR + i x the per-VF size."""
+        if i == 0:
+            pf.sriov.vf_class = (await self.read(rid, PCI_CLASS_REVISION)) >> 8
+            await self.read(rid, PCI_HEADER_TYPE, 1)
+            await self.read(rid, PCI_SUBSYSTEM_VENDOR_ID, 2)
+            await self.read(rid, PCI_SUBSYSTEM_ID, 2)
+        vf = PciDev(rid, pf.vendor, pf.sriov.vf_device, pf.sriov.vf_class, PCI_HEADER_TYPE_NORMAL, parent=pf.parent,
+                    physfn=pf)
+        vf.bars = [Bar(b.index, b.vf_size, b.is64, b.prefetch, b.base + i * b.vf_size) for b in pf.sriov.bars]
+        await self.walk_capabilities(vf)
+        if pf.parent is not None:
+            pf.parent.children.append(vf)
+        else:
+            self.root.append(vf)
+        self.sim.log_event("host.pci", "pci_device", bdf=vf.bdf, vendor=f"{vf.vendor:04x}", device=f"{vf.device:04x}",
+                           cls=f"{vf.class_code:06x}", bars=[[b.index, f"{b.base:#x}", b.size] for b in vf.bars],
+                           physfn=pf.bdf)
+        return vf
+
+    def remove_virtfn(self, vf):
+        if vf.parent is None and vf in self.root:
+            self.root.remove(vf)
+        self.remove_device(vf)
 
     async def disable_device(self, dev):
         """pci_disable_device (do_pci_disable_device): bus mastering off."""

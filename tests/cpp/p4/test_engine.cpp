@@ -71,6 +71,55 @@ TEST(PortModel, AnUnassignedEgressSpecForwardsToTheOtherPort) {
   EXPECT_EQ(v.port, P4_PORT_HOST);
 }
 
+// Not a v1model program: an Ethernet parser and deparser, no pipelines, no standard metadata
+// (the shape of bmv2's own loader fixtures).
+constexpr const char* kNoArchitecture = R"({
+  "header_types": [{"name": "ethernet_t", "id": 0, "fields": [["dst", 48, false], ["src", 48, false], ["type", 16, false]]}],
+  "headers": [{"name": "ethernet", "id": 0, "header_type": "ethernet_t", "metadata": false}],
+  "parsers": [{"name": "parser", "id": 0, "init_state": "start", "parse_states": [{"name": "start", "id": 0,
+    "parser_ops": [{"op": "extract", "parameters": [{"type": "regular", "value": "ethernet"}]}], "transition_key": [],
+    "transitions": [{"type": "default", "value": null, "mask": null, "next_state": null}]}]}],
+  "deparsers": [{"name": "deparser", "id": 0, "order": ["ethernet"], "primitives": []}]})";
+
+TEST(PortModel, AProgramWithoutEgressSpecOrPipelinesSendsEveryFrameToTheOtherPort) {
+  LoadError error;
+  auto e = Engine::load(kNoArchitecture, LoadOptions{}, &error);
+  ASSERT_NE(e, nullptr) << error.message;
+  auto f = frame();
+  Verdict v = run(*e, P4_PORT_HOST, f);
+  ASSERT_FALSE(v.dropped);
+  EXPECT_EQ(v.port, P4_PORT_UPLINK);
+  EXPECT_EQ(out(v), f);  // parsed and deparsed unchanged
+  v = run(*e, P4_PORT_UPLINK, f);
+  ASSERT_FALSE(v.dropped);
+  EXPECT_EQ(v.port, P4_PORT_HOST);
+  EXPECT_NE(e->summary().find("program has no pipeline named 'ingress' (simple_switch runs that one)"), std::string::npos);
+  // Without a parser nothing is parsed: the frame is payload and leaves as it came.
+  auto bare = Engine::load("{}", LoadOptions{}, &error);
+  ASSERT_NE(bare, nullptr) << error.message;
+  v = run(*bare, P4_PORT_UPLINK, f);
+  EXPECT_EQ(v.port, P4_PORT_HOST);
+  EXPECT_EQ(out(v), f);
+}
+
+TEST(PortModel, TheV1modelPolicyRefusesAProgramSimpleSwitchRefuses) {
+  LoadOptions o;
+  o.policy = PortPolicy::kV1Model;
+  LoadError error;
+  EXPECT_EQ(Engine::load(kNoArchitecture, o, &error), nullptr);
+  EXPECT_EQ(load_code_name(error.code), std::string("no_egress_spec"));
+  EXPECT_EQ(error.message, "program has no field standard_metadata.egress_spec (nor a field alias for it), so it cannot say "
+                           "where a frame goes (simple_switch refuses it too: not a v1model program; the device policy "
+                           "sends every frame to the other port)");
+  // With standard metadata but no parser: the first thing simple_switch lacks.
+  Json doc = Json::parse(read_file(data_path("minimal_forward.json")));
+  doc["parsers"][0]["name"] = "ingress_parser";
+  EXPECT_EQ(Engine::load(doc.dump(), o, &error), nullptr);
+  EXPECT_EQ(load_code_name(error.code), std::string("dangling_ref"));
+  EXPECT_EQ(error.message, "program has no parser named 'parser' (simple_switch runs that one; not run: 'ingress_parser')");
+  EXPECT_NE(Engine::load(doc.dump(), LoadOptions{}, &error), nullptr);
+}
+
 TEST(PortModel, AnExplicitZeroIsTheHostPort) {
   auto e = program(Json::array({prim("assign", {field("standard_metadata", "egress_spec"), hexstr("0x0000")})}), kForward);
   Verdict v = run(*e, P4_PORT_HOST, frame());
