@@ -17,6 +17,7 @@ must also agree with dpusim.formats.apply.
 Later in the same run node 2's guest modifies its entry to deny: its next write to node 3
 completes with LOCAL_QP_OPER_ERR (the device logs the denial), node 3's memory is unchanged,
 and the provider flushes the work the guest posts after it (WR_FLUSH_ERR)."""
+import hashlib
 import random
 from fractions import Fraction
 
@@ -148,9 +149,11 @@ async def scenario(sim):
             via_formats = formats.apply("add", "fp8_e4m3", via_formats, own)
         assert acc == via_formats, f"chunk {c}: the reference codec and dpusim.formats disagree"
         expected += acc
+    vectors = hashlib.sha256()
     for i, node in enumerate(nodes):
         got = sim.host.read(node["data"].buf, N)
         assert got == expected, f"node {i}: {sum(x != y for x, y in zip(got, expected))} elements differ"
+        vectors.update(got)
     print(f"allreduce of {NODES} x {N} fp8_e4m3 elements: every node equals the exact reference "
           f"after {took / 1e6:.3f} us")
 
@@ -168,7 +171,8 @@ async def scenario(sim):
     assert (flushed.wr_id, flushed.status) == (51, "WR_FLUSH_ERR"), flushed
     assert sim.host.read(target["inbox"].buf, N) == before, "a denied write reached node 3"
     print(f"node 2 denied: write {denied.wr_id} {denied.status}, then {flushed.wr_id} {flushed.status}")
-    return {"elements": N, "result": expected.hex()[:32], "denied": denied.status, "flushed": flushed.status}
+    return {"elements": N, "result": expected.hex()[:32], "vectors_sha256": vectors.hexdigest(), "allreduce_ps": took,
+            "denied": denied.status, "flushed": flushed.status}
 
 
 def policy_entry(kind, action, params):

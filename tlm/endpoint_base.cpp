@@ -68,7 +68,7 @@ const BarRegion* EndpointBase::region_at(unsigned bar, uint64_t offset) const {
 
 void EndpointBase::receive(Tlp& t) {
   if (tlp::is_completion(hdr(t).type)) {
-    dma_.on_completion(t);
+    receive_completion(t);
     return;
   }
   later_.at(ctx_.ps(service_), [this, r = take_request(t)]() mutable { serve(r.hdr, std::move(r.payload)); });
@@ -87,7 +87,7 @@ void EndpointBase::serve(const tlp::Header& h, std::vector<uint8_t> payload) {
       return serve_config(h, payload);
     case tlp::Type::MRd:
     case tlp::Type::MWr:
-      return serve_memory(h, payload);
+      return serve_memory(h, std::move(payload));
     default: {
       const std::string reason = "request type not supported by " + unsupported_by;
       return unsupported(h, reason.c_str());
@@ -108,12 +108,16 @@ void EndpointBase::serve_config(const tlp::Header& h, const std::vector<uint8_t>
   port.send(*make_config_completion(ctx_.pool, h, h.target_id, tlp::CplStatus::SC, 0));
 }
 
-void EndpointBase::serve_memory(const tlp::Header& h, const std::vector<uint8_t>& payload) {
+void EndpointBase::serve_memory(const tlp::Header& h, std::vector<uint8_t> payload) {
   const uint64_t first = request_first_byte(h);
   const uint32_t count = request_byte_count(h);
   const auto hit = decode(first);
   if (!hit || hit->offset + count > bar_size(hit->bar)) return unsupported(h, "address in no enabled BAR");
   const BarRegion* r = region_at(hit->bar, hit->offset);
+  if (r && r->forward) {
+    if (hit->offset - r->offset + count > r->size) return unsupported(h, "request runs past its region");
+    return r->forward(h, std::move(payload));
+  }
   if (h.type == tlp::Type::MRd) {
     std::vector<uint8_t> bytes(count, 0);
     if (r && r->read) r->read(hit->offset - r->offset, bytes.data(), count);

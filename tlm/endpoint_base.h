@@ -11,7 +11,9 @@
 //    BAR regions the device registered, with offsets relative to each region: a region's read
 //    callback fills the bytes (none: they read 0), its write callback takes them (none: the
 //    write is logged `write_ignored`); a request outside every enabled BAR, or running past
-//    the end of its BAR, gets UR (a write is dropped and logged);
+//    the end of its BAR, gets UR (a write is dropped and logged). A region may instead take
+//    its requests whole (`forward`: an RTL block behind a hard IP core, which completes reads
+//    itself);
 //  - the MSI-X table and PBA as BAR regions (tlm/msix.h), with delivery as a posted write
 //    through the DMA requester;
 //  - the DMA requester (tags, MPS/MRRS splitting, completion timeout), following the
@@ -51,6 +53,10 @@ struct BarRegion {
   uint64_t offset = 0, size = 0;
   std::function<void(uint64_t off, uint8_t* out, size_t n)> read;         // null: reads 0
   std::function<void(uint64_t off, const uint8_t* in, size_t n)> write;   // null: ignored, logged
+  // Set instead of read/write by a region whose owner serves TLPs itself: each request that
+  // lands in the region (and lies wholly inside it, or it gets UR), as it arrived, at its
+  // service time. The owner sends the completion of a read through the port.
+  std::function<void(const tlp::Header& h, std::vector<uint8_t> payload)> forward;
 };
 
 class EndpointBase : public sc_core::sc_module {
@@ -82,6 +88,9 @@ class EndpointBase : public sc_core::sc_module {
   const char* raise_msix(unsigned vector) { return msix_->raise(vector); }
 
  protected:
+  // Every completion the port receives: the DMA requester's by default. A device whose requests
+  // do not go through the requester (an RTL block's own tags) takes its completions here.
+  virtual void receive_completion(Tlp& t) { dma_.on_completion(t); }
   // Where a memory request lands: the function's enabled BARs by default.
   virtual std::optional<BarHit> decode(uint64_t address) const { return fn_->decode(address); }
   // The size of a BAR, which no access may run past: the function's BAR sizing by default.
@@ -96,7 +105,7 @@ class EndpointBase : public sc_core::sc_module {
   void receive(Tlp& t);
   void serve(const tlp::Header& h, std::vector<uint8_t> payload);
   void serve_config(const tlp::Header& h, const std::vector<uint8_t>& payload);
-  void serve_memory(const tlp::Header& h, const std::vector<uint8_t>& payload);
+  void serve_memory(const tlp::Header& h, std::vector<uint8_t> payload);
   void unsupported(const tlp::Header& h, const char* reason);
   const BarRegion* region_at(unsigned bar, uint64_t offset) const;
 

@@ -41,6 +41,9 @@ class EndpointInstance {
   // The endpoint's mesh port (net/mesh.h), or null when it has none.
   virtual net::MeshEnd* mesh_port() { return nullptr; }
   virtual void trace(sc_core::sc_trace_file* vcd) {}
+  // Trace files of the endpoint's own beside the run's VCD, whose path (without ".vcd") is
+  // `vcd_path` (an RTL block's Verilator trace). Called during elaboration, after trace().
+  virtual void trace_beside(const std::string& vcd_path) {}
   // The end of the run, before the log closes (a device's own shutdown: stats lines...).
   // `run_until(done)` advances simulated time until done() holds or nothing is left to run.
   virtual void shutdown(const std::function<void(const std::function<bool()>&)>& run_until) {}

@@ -11,6 +11,7 @@
 #include "dpusim/p4/limits.h"
 #include "dpusim/p4/rdma/program.h"
 #include "ionic/ionic_nic.h"
+#include "rtl/fp8_impl.h"
 
 namespace dpusim::ionic {
 
@@ -62,6 +63,7 @@ class IonicConfig : public platform::EndpointConfig {
     std::string d = "ionic";
     if (options_.p4) d += " p4=" + (options_.program_name.empty() ? std::string("none") : options_.program_name);
     if (options_.scope != P4Scope::kNone) d += std::string(" scope=") + p4_scope_name(options_.scope);
+    if (options_.fp8_impl != "cpp") d += " fp8-impl=" + options_.fp8_impl;
     return d;
   }
 
@@ -122,7 +124,8 @@ void load_program(const json& v, const std::string& path, const platform::DocCon
 
 std::shared_ptr<const platform::EndpointConfig> parse(const json& slot, const std::string& path,
                                                        const platform::DocContext& doc) {
-  platform::only_keys(slot, path, {"kind", "p4", "p4-program", "p4-guest-scope", "mac", "inband-control-mac", "ip"});
+  platform::only_keys(slot, path,
+                      {"kind", "p4", "p4-program", "p4-guest-scope", "mac", "inband-control-mac", "ip", "fp8-impl"});
   NicOptions o;
   bool p4_false = false;
   if (slot.contains("p4")) {
@@ -144,6 +147,16 @@ std::shared_ptr<const platform::EndpointConfig> parse(const json& slot, const st
   const bool mac_given = slot.contains("mac");
   if (mac_given) o.mac = mac_at(slot["mac"], path + ".mac");
   if (slot.contains("inband-control-mac")) o.inband_mac = mac_at(slot["inband-control-mac"], path + ".inband-control-mac");
+  if (slot.contains("fp8-impl")) {
+    o.fp8_impl = platform::string_at(slot["fp8-impl"], path + ".fp8-impl");
+    if (o.fp8_impl != rtl::kFp8ImplCpp && o.fp8_impl != rtl::kFp8ImplRtl)
+      throw platform::DocError(path + ".fp8-impl", "'" + o.fp8_impl + "' is not cpp (the C++ codec) or rtl (the verilated RTL unit)");
+    if (!rtl::fp8_impl_available(o.fp8_impl))
+      throw platform::DocError(path + ".fp8-impl",
+                               "fp8-impl rtl needs the RTL co-simulation, which this build lacks: it was configured with "
+                               "DPUSIM_RTL=OFF (verilator missing or switched off); install verilator (./dpusim setup) and "
+                               "reconfigure with -DDPUSIM_RTL=ON");
+  }
   const bool ip_given = slot.contains("ip");
   if (ip_given) o.ipv4 = ipv4_at(slot["ip"], path + ".ip");
   return std::make_shared<IonicConfig>(std::move(o), mac_given, ip_given);

@@ -91,6 +91,11 @@ IonicNic::IonicNic(sc_module_name name, pcie::SimContext& ctx, const NicOptions&
   }
   rdma_ = std::make_unique<RdmaEngine>(
       RdmaEngine::Env{ctx, this->name(), dma(), later_, intr_, ipv4_gid(options.ipv4)});
+  if (options.fp8_impl != "cpp") {
+    std::string error;
+    if (!rdma_->set_fp8_impl(options.fp8_impl, &error))  // checked when the document was parsed
+      throw std::logic_error(std::string(this->name()) + ": fp8-impl refused at build: " + error);
+  }
   if (p4_) {
     rdma_->attach_program(p4_->engine());
     surface_->on_replaced = [this] { rdma_->attach_program(p4_->engine()); };

@@ -64,6 +64,7 @@ struct NicOptions {
   P4Scope scope = P4Scope::kNone;                     // the operator's grant to the guest
   std::optional<std::array<uint8_t, 6>> inband_mac;   // the in-band control endpoint's MAC
   uint32_t ipv4 = 0;                                  // its address: the RoCE GID on the mesh
+  std::string fp8_impl = "cpp";                       // the RDMA path's fp8 unit (rtl/fp8_impl.h)
 };
 
 // The function the NIC is (its config space), built before the endpoint base that serves it.

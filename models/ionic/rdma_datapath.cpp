@@ -158,8 +158,24 @@ void RdmaEngine::after_checks(WorkPtr w) {
   });
 }
 
-// The P4 RDMA path's say, for a program that declares rdma_metadata.
+// The P4 RDMA path's say, for a program that declares rdma_metadata: at once, or, with the RTL
+// fp8 unit, in order on the decision thread.
 void RdmaEngine::decide(WorkPtr w) {
+  if (!decide_on_thread_) return decide_now(w);
+  decisions_.push_back(std::move(w));
+  decision_ready_.notify(sc_core::SC_ZERO_TIME);
+}
+
+void RdmaEngine::decision_thread() {
+  for (;;) {
+    while (decisions_.empty()) sc_core::wait(decision_ready_);
+    WorkPtr w = std::move(decisions_.front());
+    decisions_.pop_front();
+    decide_now(std::move(w));  // waits the fp8 unit's cycles when it computes
+  }
+}
+
+void RdmaEngine::decide_now(WorkPtr w) {
   const Qp* live = live_qp(w->qid, w->gen);
   if (!live) return;  // the QP is gone, and its chain of work with it
   const Qp& qp = *live;

@@ -1,8 +1,12 @@
 // The RDMA devcmds 50-53, the event queues and the doorbell dispatch (rdma_engine.h).
+// sc_spawn (the decision thread of fp8-impl rtl) needs SystemC's dynamic processes, declared
+// only when this is defined before <systemc> is first included.
+#define SC_INCLUDE_DYNAMIC_PROCESSES
 #include "ionic/ionic_if.h"
 #include "ionic/le_bytes.h"
 #include "ionic/rdma_engine.h"
 #include "ionic/rdma_work.h"
+#include "rtl/fp8_impl.h"
 
 namespace dpusim::ionic {
 
@@ -18,6 +22,27 @@ void RdmaEngine::attach_program(p4::Engine* engine) {
   p4::LoadError error;
   if (!path_->attach(engine, &error))  // the device loads programs with its own externs
     env_.ctx.event(env_.path, "log").str("level", "warning").str("msg", "rocm-ernic: RDMA path: " + error.message);
+}
+
+bool RdmaEngine::set_fp8_impl(const std::string& impl, std::string* error) {
+  rtl::Fp8ImplOptions options;
+  options.timing = &env_.ctx.timing;
+  options.name = env_.path + "_fp8_rtl";  // a top-level module: no dots
+  fp8_ = rtl::make_fp8_backend(impl, options, error);
+  if (!fp8_) return false;
+  path_->set_fp8_backend(fp8_.get());
+  // The RTL unit takes simulated time, which a decision can wait for only on a thread.
+  decide_on_thread_ = impl == rtl::kFp8ImplRtl;
+  if (decide_on_thread_) {
+    sc_core::sc_spawn_options thread;
+    thread.dont_initialize();
+    thread.set_sensitivity(&decision_ready_);
+    // A decision runs the P4 program and the RTL unit's transaction on this stack: 1 MiB rather
+    // than SystemC's default, with room for a sanitizer build's larger frames.
+    thread.set_stack_size(1 << 20);
+    sc_core::sc_spawn([this] { decision_thread(); }, (env_.path + "_decisions").c_str(), &thread);
+  }
+  return true;
 }
 
 void RdmaEngine::flush_log() { path_->flush_log(env_.ctx.now_ps()); }

@@ -23,7 +23,10 @@
 //    every byte moved by DMA through the function's requester. A message larger than the mesh
 //    carries (16 MiB less its header) completes LOCAL_LEN_ERR before anything is read. With a P4 program that declares
 //    rdma_metadata loaded, every send work request runs the RDMA decision path (p4/rdma) after
-//    its own memory checks and before dispatch.
+//    its own memory checks and before dispatch. Its fp8 unit is the C++ codec, or with
+//    `fp8-impl` rtl the verilated RTL unit (models/rtl, docs/cosim.md): then the decisions run
+//    one at a time, in order, on a SystemC thread of the engine's, which waits the unit's
+//    cycles, so a reduction completes that much later.
 //  - the mesh (rdma_remote.cpp): a QP whose destination is another node sends its operations
 //    as messages (rocm-ernic's IONC wire header); the requester's completion waits for the ACK
 //    or response, RETRY_EXCEEDED after 30 s, at most 1024 pending; an inbound SEND that finds
@@ -73,6 +76,9 @@ class RdmaEngine : public net::MeshEnd {
   void doorbell(const Doorbell& db);
   // The NIC's P4 program (null: none); called again after every replacement.
   void attach_program(p4::Engine* engine);
+  // The fp8 unit's implementation by name (rtl/fp8_impl.h: cpp, the default, or rtl); during
+  // elaboration. False with *error naming the problem.
+  bool set_fp8_impl(const std::string& impl, std::string* error);
 
   // The mesh port.
   void mesh_arrived(unsigned src, std::vector<uint8_t> bytes) override;
@@ -178,6 +184,8 @@ class RdmaEngine : public net::MeshEnd {
   void execute(uint32_t qid, uint64_t gen, const Wqe& wqe, uint64_t wqe_bus, std::function<void()> next);
   void after_checks(WorkPtr w);
   void decide(WorkPtr w);
+  void decide_now(WorkPtr w);
+  void decision_thread();
   void dispatch_local(WorkPtr w);
   void finish(WorkPtr w, uint8_t status);
   // Delivers a message into the destination QP's next posted receive: done(delivered, copied).
@@ -201,6 +209,11 @@ class RdmaEngine : public net::MeshEnd {
   std::map<uint32_t, Ah> ahs_;
   MrTable mrs_;
   std::unique_ptr<p4::rdma::RdmaPath> path_;
+  // fp8-impl rtl: the unit, and the decisions waiting for the thread that runs them.
+  std::unique_ptr<p4::rdma::Fp8Backend> fp8_;
+  bool decide_on_thread_ = false;
+  std::deque<WorkPtr> decisions_;
+  sc_core::sc_event decision_ready_;
   Counters counters_;
   // Remote requests awaiting their answer, by request id.
   struct Pending;

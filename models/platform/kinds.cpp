@@ -3,6 +3,7 @@
 #include "device/endpoint_kind.h"
 #include "device/family.h"
 #include "ionic/ionic_kind.h"
+#include "rtl/rtl_dma_kind.h"
 #include "testep/testep_kind.h"
 #include "vnet/vnet_family.h"
 
@@ -20,7 +21,7 @@ const DeviceFamily* find_family(const std::string& name) {
 }
 
 const std::vector<EndpointKind>& endpoint_kinds() {
-  static const std::vector<EndpointKind> kinds = {ionic::ionic_kind(), testep::test_endpoint_kind()};
+  static const std::vector<EndpointKind> kinds = {ionic::ionic_kind(), rtl::rtl_dma_kind(), testep::test_endpoint_kind()};
   return kinds;
 }
 

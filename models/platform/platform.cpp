@@ -234,6 +234,7 @@ void Platform::build_traces() {
     pcie::EndpointBase& ep = e->endpoint();
     sc_trace(vcd_, ep.dma().trace_outstanding, std::string(ep.name()) + ".outstanding_np", 32);
     e->trace(vcd_);
+    e->trace_beside(outputs_.vcd);
   }
   sc_trace(vcd_, host_->trace_msi_count, "host.msi_count", 32);
   sc_trace(vcd_, host_->trace_msi_data, "host.msi_data", 32);

@@ -35,7 +35,7 @@ std::unique_ptr<p4::rdma::Fp8Backend> make_fp8_backend(std::string_view impl, co
   }
 #if DPUSIM_HAVE_RTL
   pcie::TimingProfile profile;
-  std::uint64_t clock_ps = profile.get(fp8::timing::clock_ps);
+  std::uint64_t clock_ps = (options.timing ? *options.timing : profile).get(fp8::timing::clock_ps);
   if (options.clock_ps != 0) {
     try {
       profile.set(fp8::timing::clock_ps.name(), options.clock_ps);
@@ -48,7 +48,7 @@ std::unique_ptr<p4::rdma::Fp8Backend> make_fp8_backend(std::string_view impl, co
   // SystemC prints its banner on stdout when its kernel is first touched; a tool's stdout is
   // its own output.
   setenv("SYSTEMC_DISABLE_COPYRIGHT_MESSAGE", "1", 1);
-  return std::make_unique<RtlFp8Backend>(clock_ps);
+  return std::make_unique<RtlFp8Backend>(clock_ps, options.name);
 #else
   *error = "fp8-impl rtl needs the RTL co-simulation, which this build lacks: it was configured with DPUSIM_RTL=OFF "
            "(verilator missing or switched off); install verilator (./dpusim setup) and reconfigure with -DDPUSIM_RTL=ON";

@@ -11,15 +11,25 @@
 
 #include "dpusim/p4/rdma/fp8_backend.h"
 
+namespace dpusim::pcie {
+class TimingProfile;
+}
+
 namespace dpusim::rtl {
 
 inline constexpr const char* kFp8ImplCpp = "cpp";  // the default
 inline constexpr const char* kFp8ImplRtl = "rtl";
 
 struct Fp8ImplOptions {
-  // The RTL unit's clock period in ps; 0 takes the timing parameter rtl.fp8.clock_ps's
-  // default. Only `rtl` has a clock: a nonzero value with `cpp` is refused.
+  // The RTL unit's clock period in ps; 0 takes the timing parameter rtl.fp8.clock_ps from
+  // `timing`, or its default without one. Only `rtl` has a clock: a nonzero value with `cpp`
+  // is refused.
   std::uint64_t clock_ps = 0;
+  // A platform's timing profile (a device's unit follows the document's "timing" overrides).
+  const pcie::TimingProfile* timing = nullptr;
+  // The SystemC name of the RTL unit's top module, unique among the platform's modules
+  // (a device's: "<device>_fp8_rtl", a top-level module, whose name has no dots).
+  std::string name = "fp8_rtl";
 };
 
 // Whether this build has the implementation (`rtl` needs DPUSIM_RTL).

@@ -94,7 +94,9 @@ def write_study_reports(out, variants):
 
 def outputs_in(out):
     """What a run wrote in DIR, in a stable order."""
-    names = list(OUTPUT_FILES[:2]) + sorted(os.path.basename(p) for p in glob.glob(os.path.join(out, "*.pcap")))
+    # waves.<endpoint>.vcd: an RTL block's own trace beside the platform's (docs/cosim.md).
+    names = list(OUTPUT_FILES[:2]) + sorted(os.path.basename(p) for p in glob.glob(os.path.join(out, "waves.*.vcd")))
+    names += sorted(os.path.basename(p) for p in glob.glob(os.path.join(out, "*.pcap")))
     names += OUTPUT_FILES[2:]
     return [os.path.join(out, n) for n in names if os.path.exists(os.path.join(out, n))]
 

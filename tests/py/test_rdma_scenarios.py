@@ -1,7 +1,10 @@
 """The RDMA scenarios' event logs: payload bytes crossing the fabric as DMA, the error statuses
 by name at their times, the allreduce's reductions done by the P4 program, the denial, its log
 line and the flush. (test_scenarios.py replays each twice for the same hash.)"""
+import copy
 import os
+
+import pytest
 
 from dpusim.cli import load_scenario
 from dpusim.run import run
@@ -54,3 +57,28 @@ def test_fp8_allreduce():
     (flush,) = [e for e in res.events("ionic_rdma") if e["step"] == "flush"]
     assert (flush["wrs"], flush["status"]) == (1, "WR_FLUSH_ERR")
     assert (res.result["denied"], res.result["flushed"]) == ("LOCAL_QP_OPER_ERR", "WR_FLUSH_ERR")
+
+
+@pytest.mark.rtl
+def test_fp8_allreduce_gives_the_same_bytes_with_the_rtl_unit():
+    """Every NIC's fp8-impl rtl: the verilated unit (docs/cosim.md) does the twelve reductions, and
+    every node ends with the same bytes as with the C++ codec; only the timing moves (each
+    reduction waits its cycles), so the hash differs."""
+    fn, platform = load_scenario(os.path.join(ROOT, "scenarios", "fp8_allreduce.py"))
+    on_rtl = copy.deepcopy(platform)
+    for slot in on_rtl["topology"]["slots"]:
+        slot["fp8-impl"] = "rtl"
+    cpp, rtl = run(fn, platform), run(fn, on_rtl)
+    assert cpp.ok, cpp.describe()
+    assert rtl.ok, rtl.describe()
+    same = ("elements", "result", "vectors_sha256", "denied", "flushed")
+    assert {k: rtl.result[k] for k in same} == {k: cpp.result[k] for k in same}
+    assert rtl.result["allreduce_ps"] > cpp.result["allreduce_ps"]
+    assert rtl.hash != cpp.hash
+
+    def decisions(res):
+        return sorted((e["path"], e["qp"], e["op"], e["action"]) for e in res.events("rdma_p4"))
+
+    assert decisions(rtl) == decisions(cpp)
+    assert sum(1 for d in decisions(rtl) if d[3] == "done") == 12
+

@@ -7,7 +7,9 @@ from dpusim.cli import load_scenario
 from dpusim.run import run
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-SCENARIOS = sorted(f for f in os.listdir(os.path.join(ROOT, "scenarios")) if f.endswith(".py"))
+# A scenario on an RTL block (rtl_*.py) needs the RTL co-simulation: marker `rtl`.
+SCENARIOS = [pytest.param(f, marks=pytest.mark.rtl) if f.startswith("rtl_") else f
+             for f in sorted(f for f in os.listdir(os.path.join(ROOT, "scenarios")) if f.endswith(".py"))]
 
 
 @pytest.mark.parametrize("name", SCENARIOS)

@@ -47,8 +47,8 @@ TEST(PlatformDoc, ADeviceFamilyIsNamedAndItsOptionsAreAnObject) {
   EXPECT_EQ(refusal(R"({"topology": {"family": "vnet", "options": [1]}})"), "$.topology.options: must be an object, not array");
   EXPECT_EQ(refusal(R"({"topology": {"family": "vnet", "options": {"num-ep": 40}}})"),
             "$.topology.options.num-ep: Invalid num_ep value: 40. Must be between 1 and MAX_NUM_EP(32)");
-  EXPECT_EQ(refusal(R"({"topology": {"slots": [{}]}})"), "$.topology.slots[0].kind: missing (known kinds: ionic, test)");
-  EXPECT_EQ(refusal(R"({"topology": {"slots": [{"kind": 1}]}})"), "$.topology.slots[0].kind: must be a string (known kinds: ionic, test)");
+  EXPECT_EQ(refusal(R"({"topology": {"slots": [{}]}})"), "$.topology.slots[0].kind: missing (known kinds: ionic, rtl_dma, test)");
+  EXPECT_EQ(refusal(R"({"topology": {"slots": [{"kind": 1}]}})"), "$.topology.slots[0].kind: must be a string (known kinds: ionic, rtl_dma, test)");
   EXPECT_EQ(refusal(R"({"topology": 3})"), "$.topology: must be an object, not number");
 }
 

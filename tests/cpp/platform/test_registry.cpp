@@ -15,11 +15,13 @@ using nlohmann::json;
 
 TEST(Registry, EndpointKindsAndFamiliesAreFoundByNameOnly) {
   // As models/platform/kinds.cpp registers them (the order the document's refusals list).
-  ASSERT_EQ(endpoint_kinds().size(), 2u);
+  ASSERT_EQ(endpoint_kinds().size(), 3u);
   EXPECT_STREQ(endpoint_kinds()[0].name, "ionic");
-  EXPECT_STREQ(endpoint_kinds()[1].name, "test");
+  EXPECT_STREQ(endpoint_kinds()[1].name, "rtl_dma");  // also in a build without the RTL, which it refuses
+  EXPECT_STREQ(endpoint_kinds()[2].name, "test");
   EXPECT_EQ(find_endpoint_kind("ionic"), &endpoint_kinds()[0]);
-  EXPECT_EQ(find_endpoint_kind("test"), &endpoint_kinds()[1]);
+  EXPECT_EQ(find_endpoint_kind("rtl_dma"), &endpoint_kinds()[1]);
+  EXPECT_EQ(find_endpoint_kind("test"), &endpoint_kinds()[2]);
   EXPECT_EQ(find_endpoint_kind("Test"), nullptr);
   EXPECT_EQ(find_endpoint_kind(""), nullptr);
   ASSERT_EQ(device_families().size(), 1u);
