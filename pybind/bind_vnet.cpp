@@ -4,8 +4,13 @@
 // the device through config space, MMIO and host memory only.
 #include <pybind11/stl.h>
 
+#include <nlohmann/json.hpp>
+
 #include "module_registry.h"
 #include "platform/platform.h"
+#include "device/doc_error.h"
+#include "vnet/live_update.h"
+#include "vnet/lu_export.h"
 #include "vnet/vnet_family.h"
 
 namespace py = pybind11;
@@ -25,12 +30,113 @@ unsigned ep_arg(VnetInstance& v, unsigned ep) {
   return ep;
 }
 
+
+py::dict export_dict(const dpusim::vnet::LuExport& e, size_t bytes) {
+  py::dict d;
+  d["bytes"] = bytes;
+  d["state"] = e.state;
+  d["populated_slots"] = e.populated_slots;
+  d["presence_bitmap"] = e.presence_bitmap;
+  d["base_mac"] = dpusim::vnet::mac_str(e.base_mac);
+  py::list devices;
+  for (const auto& r : e.devices) {
+    py::dict x;
+    x["magic"] = r.magic;
+    x["vhca_id"] = r.vhca_id;
+    x["mac"] = dpusim::vnet::mac_str(r.mac);
+    x["mtu"] = r.mtu;
+    x["features"] = r.features;
+    x["max_qps"] = r.max_qps;
+    x["active_qps"] = r.active_qps;
+    x["queue_size"] = r.queue_size;
+    x["mq"] = r.mq;
+    x["blob_bytes"] = r.blob.size();
+    py::list vqs;
+    for (const auto& v : r.vqs) vqs.append(py::make_tuple(v.number, v.size, v.msix, v.enabled, v.desc, v.driver, v.device));
+    x["vqs"] = vqs;
+    devices.append(x);
+  }
+  d["devices"] = devices;
+  return d;
+}
+
 }  // namespace
 
 DPUSIM_PYBIND(vnet) {
-  m.def("command", [](Platform& p, const std::string& line) { return vnet(p).app().command(line); },
-        "A line on the application's stdin: plug <i>, unplug <i>, speed <i> <mbps>. Returns the command's id; "
-        "its outcome is the event \"command\" with that id.");
+  m.def("command", [](Platform& p, const std::string& line) {
+    dpusim::vnet::AppProcess& proc = vnet(p).app().primary();
+    const uint64_t id = proc.command(line);
+    return py::make_tuple(id, proc.log().thread_path(dpusim::vnet::kMainThread));
+  }, "A line on the stdin of the process serving the host: plug <i>, unplug <i>, speed <i> <mbps>. Returns the "
+     "command's id and the path of its outcome, the event \"command\" with that id.");
+  m.def("start_standby", [](Platform& p, const std::string& options_json) {
+    dpusim::vnet::VnetOptions o;
+    try {
+      o = dpusim::vnet::parse_vnet_options(nlohmann::json::parse(options_json), "options");
+    } catch (const dpusim::platform::DocError& e) {
+      throw py::value_error(e.what());
+    }
+    try {
+      return vnet(p).app().lu().start_standby(o);
+    } catch (const std::invalid_argument& e) {
+      throw py::value_error(e.what());
+    }
+  }, "Starts a process of the application with these options (lu-mode standby) beside the running one; its pid.");
+  m.def("signal", [](Platform& p, const std::string& name, unsigned pid) {
+    try {
+      return vnet(p).app().lu().signal(name, pid);
+    } catch (const std::invalid_argument& e) {
+      throw py::value_error(e.what());
+    }
+  }, "Sends a signal (SIGUSR1) to process `pid` (0: the one serving the host): handover, killed or ignored.");
+  m.def("lu_fault", [](Platform& p, const std::string& point, const std::string& action, uint32_t value,
+                       uint64_t skip, uint64_t count) {
+    dpusim::vnet::LuFaultRule r;
+    r.point = point;
+    r.action = action;
+    r.value = value;
+    r.skip = skip;
+    r.count = count;
+    try {
+      return vnet(p).app().lu().faults.add(r);
+    } catch (const std::invalid_argument& e) {
+      throw py::value_error(e.what());
+    }
+  });
+  m.def("processes", [](Platform& p) {
+    VnetInstance& v = vnet(p);
+    py::list out;
+    static const char* const modes[] = {"none", "active", "standby"};
+    for (unsigned pid = 1; pid <= v.app().processes(); ++pid) {
+      dpusim::vnet::AppProcess& proc = v.app().process(pid);
+      py::dict d;
+      d["pid"] = pid;
+      d["mode"] = modes[static_cast<int>(proc.lu().mode())];
+      d["state"] = dpusim::vnet::lu_state_name(proc.lu().state());
+      d["alive"] = proc.lu().alive();
+      d["serving"] = &v.app().primary() == &proc;
+      out.append(d);
+    }
+    return out;
+  });
+  m.def("frames", [](Platform& p) {
+    const auto& c = p.ctx().checker;
+    py::dict d, drops;
+    d["sent"] = c.frames_sent();
+    d["received"] = c.frames_received();
+    for (const auto& [reason, n] : c.frame_drops()) drops[py::str(reason)] = n;
+    d["dropped"] = drops;
+    d["in_flight"] = p.family()->frames_in_flight();
+    return d;
+  }, "The frame ledger so far: frames put on wires, received by endpoints, dropped by reason, in flight.");
+  m.def("lu_shm", [](Platform& p) -> py::object {
+    const auto& shm = vnet(p).app().lu().shm;
+    if (!shm) return py::none();
+    dpusim::vnet::LuExport e;
+    std::string error;
+    if (!dpusim::vnet::lu_export_read(*shm, e, &error)) throw py::value_error(error);
+    return export_dict(e, shm->size());
+  }, "The live update's SHM segment /vnet_live_update as the standby reads it, or None.");
   m.def("acg_credits", [](Platform& p) { return vnet(p).app().acg_credits(); });
   m.def("vq_state", [](Platform& p, unsigned ep, unsigned q) {
     VnetInstance& v = vnet(p);

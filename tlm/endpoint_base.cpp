@@ -14,10 +14,10 @@ EndpointBase::EndpointBase(sc_module_name name, SimContext& ctx, Function& fn, c
       port("port"),
       ctx_(ctx),
       later_("later"),
-      fn_(fn),
+      fn_(&fn),
       service_(service),
-      dma_("requester", ctx, [this](Tlp& t) { return port.send(t); }, [this] { return fn_.id(); }) {
-  follow_device_control(dma_, fn_);
+      dma_("requester", ctx, [this](Tlp& t) { return port.send(t); }, [this] { return fn_->id(); }) {
+  follow_device_control(dma_, *fn_);
   port.set_receiver([this](Tlp& t) { receive(t); });
   dma_.get_dmi = [this](tlm::tlm_generic_payload& gp, tlm::tlm_dmi& dmi) { return port.get_dmi(gp, dmi); };
   dma_.transport = [this](tlm::tlm_generic_payload& gp, sc_time& delay) { port.transport(gp, delay); };
@@ -29,6 +29,11 @@ void EndpointBase::check_fidelity(Fidelity f) const {
     throw std::invalid_argument(std::string(name()) + " has no lt fidelity: " + lt_refusal());
 }
 
+void EndpointBase::rebind_function(Function& fn) {
+  fn_ = &fn;
+  follow_device_control(dma_, fn);
+  if (msix_) msix_->rebind(fn.cfg);
+}
 
 void EndpointBase::add_region(BarRegion r) {
   for (const BarRegion& o : regions_)
@@ -40,11 +45,11 @@ void EndpointBase::add_region(BarRegion r) {
 
 Msix& EndpointBase::add_msix(uint16_t cap, unsigned vectors, unsigned bar, uint64_t table_offset, uint64_t pba_offset,
                              uint64_t table_window, uint64_t pba_window) {
-  msix_ = std::make_unique<Msix>(fn_.cfg, cap, vectors, [this](uint64_t addr, uint32_t data, unsigned) {
+  msix_ = std::make_unique<Msix>(fn_->cfg, cap, vectors, [this](uint64_t addr, uint32_t data, unsigned) {
     const uint8_t bytes[4] = {uint8_t(data), uint8_t(data >> 8), uint8_t(data >> 16), uint8_t(data >> 24)};
     dma_.write(addr, bytes, 4);
   });
-  msix_->bus_master_enabled = [this] { return fn_.bus_master(); };
+  msix_->bus_master_enabled = [this] { return fn_->bus_master(); };
   auto bad = [this](uint64_t bar_offset, size_t n) {
     ctx_.event(name(), "msix_bad_access").hex("offset", bar_offset).u64("len", n);
   };
@@ -80,7 +85,7 @@ void EndpointBase::receive(Tlp& t) {
 void EndpointBase::unsupported(const tlp::Header& h, const char* reason) {
   ctx_.event(name(), "unsupported_request").str("type", tlp::type_name(h.type)).str("reason", reason);
   if (tlp::is_non_posted(h.type))
-    port.send(*make_error_completion(ctx_.pool, h, tlp::is_config(h.type) ? h.target_id : fn_.id(), tlp::CplStatus::UR));
+    port.send(*make_error_completion(ctx_.pool, h, tlp::is_config(h.type) ? h.target_id : fn_->id(), tlp::CplStatus::UR));
 }
 
 void EndpointBase::serve(const tlp::Header& h, std::vector<uint8_t> payload) {
@@ -100,14 +105,14 @@ void EndpointBase::serve(const tlp::Header& h, std::vector<uint8_t> payload) {
 
 void EndpointBase::serve_config(const tlp::Header& h, const std::vector<uint8_t>& payload) {
   // One function: a Type 0 request for another function number finds nothing.
-  if ((h.target_id & 7) != (fn_.id() & 7)) return unsupported(h, "no such function");
+  if ((h.target_id & 7) != (fn_->id() & 7)) return unsupported(h, "no such function");
   if (h.type == tlp::Type::CfgRd0) {
-    port.send(*make_config_completion(ctx_.pool, h, h.target_id, tlp::CplStatus::SC, fn_.config_read(h.register_offset)));
+    port.send(*make_config_completion(ctx_.pool, h, h.target_id, tlp::CplStatus::SC, fn_->config_read(h.register_offset)));
     return;
   }
   uint32_t v = 0;
   for (unsigned b = 0; b < 4 && b < payload.size(); ++b) v |= uint32_t(payload[b]) << (8 * b);
-  fn_.config_write(h.register_offset, v, h.first_be, h.target_id);
+  fn_->config_write(h.register_offset, v, h.first_be, h.target_id);
   port.send(*make_config_completion(ctx_.pool, h, h.target_id, tlp::CplStatus::SC, 0));
 }
 
@@ -124,7 +129,7 @@ void EndpointBase::serve_memory(const tlp::Header& h, std::vector<uint8_t> paylo
   if (h.type == tlp::Type::MRd) {
     std::vector<uint8_t> bytes(count, 0);
     if (r && r->read) r->read(hit->offset - r->offset, bytes.data(), count);
-    complete_memory_read(ctx_.pool, h, fn_.id(), bytes.data(), fn_.max_payload_size(), fn_.read_completion_boundary(),
+    complete_memory_read(ctx_.pool, h, fn_->id(), bytes.data(), fn_->max_payload_size(), fn_->read_completion_boundary(),
                          [this](Tlp* c) { port.send(*c); });
     return;
   }

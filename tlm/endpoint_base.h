@@ -69,8 +69,12 @@ class EndpointBase : public sc_core::sc_module {
   EndpointBase(sc_core::sc_module_name name, SimContext& ctx, Function& fn, const TimingParam& service);
 
   Port port;
-  Function& function() { return fn_; }
-  const Function& function() const { return fn_; }
+  Function& function() { return *fn_; }
+  const Function& function() const { return *fn_; }
+  // The function's config space is served elsewhere and moved to another copy (a firmware
+  // application handing its emulated functions to a new process): the endpoint follows it
+  // (Device Control for its requester, MSI-X control for its table).
+  void rebind_function(Function& fn);
   Requester& dma() { return dma_; }
   // Throws std::invalid_argument naming the device when `f` is lt and it has no lt mode.
   void check_fidelity(Fidelity f) const;
@@ -114,9 +118,9 @@ class EndpointBase : public sc_core::sc_module {
   // do not go through the requester (an RTL block's own tags) takes its completions here.
   virtual void receive_completion(Tlp& t) { dma_.on_completion(t); }
   // Where a memory request lands: the function's enabled BARs by default.
-  virtual std::optional<BarHit> decode(uint64_t address) const { return fn_.decode(address); }
+  virtual std::optional<BarHit> decode(uint64_t address) const { return fn_->decode(address); }
   // The size of a BAR, which no access may run past: the function's BAR sizing by default.
-  virtual uint64_t bar_size(unsigned bar) const { return fn_.bar_size(bar); }
+  virtual uint64_t bar_size(unsigned bar) const { return fn_->bar_size(bar); }
   // The words a request the endpoint cannot serve is logged with ("the test endpoint").
   std::string unsupported_by = "the endpoint";
 
@@ -131,7 +135,7 @@ class EndpointBase : public sc_core::sc_module {
   void unsupported(const tlp::Header& h, const char* reason);
   const BarRegion* region_at(unsigned bar, uint64_t offset) const;
 
-  Function& fn_;
+  Function* fn_;
   const TimingParam& service_;
   Requester dma_;
   std::vector<BarRegion> regions_;

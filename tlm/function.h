@@ -34,6 +34,9 @@ class Function {
 
   uint16_t id() const { return id_; }            // captured routing ID (bus/dev/fn)
   void set_function_number(uint8_t fn) { id_ = uint16_t((id_ & ~7u) | (fn & 7)); }
+  // Firmware restoring an ID captured elsewhere (a device model handing a function's state
+  // over, as the DOCA app's live update does with its emulated functions).
+  void restore_id(uint16_t id) { id_ = id; }
 
   // Service of a Type 0 config request addressed to this function.
   uint32_t config_read(uint16_t offset) const { return cfg.read_dword(offset); }

@@ -9,15 +9,20 @@ namespace dpusim::pcie {
 using namespace dpusim::pci;
 
 Msix::Msix(ConfigSpace& cfg, uint16_t cap, unsigned vectors, Send send)
-    : cfg_(cfg), cap_(cap), table_(vectors), pending_(vectors, false), send_(std::move(send)) {
+    : cfg_(nullptr), cap_(cap), table_(vectors), pending_(vectors, false), send_(std::move(send)) {
+  rebind(cfg);
+}
+
+void Msix::rebind(ConfigSpace& cfg) {
+  cfg_ = &cfg;
   // Clearing the Function Mask (or enabling MSI-X) may release pending vectors.
-  cfg_.on_write(uint16_t(cap_ + PCI_MSIX_FLAGS), 2, [this](uint16_t, uint32_t, uint32_t, uint8_t) {
-    deliver_unmasked();
+  cfg_->on_write(uint16_t(cap_ + PCI_MSIX_FLAGS), 2, [this, &cfg](uint16_t, uint32_t, uint32_t, uint8_t) {
+    if (cfg_ == &cfg) deliver_unmasked();
   });
 }
 
-bool Msix::enabled() const { return cfg_.get(cap_ + PCI_MSIX_FLAGS, 2) & PCI_MSIX_FLAGS_ENABLE; }
-bool Msix::function_masked() const { return cfg_.get(cap_ + PCI_MSIX_FLAGS, 2) & PCI_MSIX_FLAGS_MASKALL; }
+bool Msix::enabled() const { return cfg_->get(cap_ + PCI_MSIX_FLAGS, 2) & PCI_MSIX_FLAGS_ENABLE; }
+bool Msix::function_masked() const { return cfg_->get(cap_ + PCI_MSIX_FLAGS, 2) & PCI_MSIX_FLAGS_MASKALL; }
 bool Msix::vector_masked(unsigned v) const {
   return function_masked() || (table_[v].ctrl & PCI_MSIX_ENTRY_CTRL_MASKBIT);
 }

@@ -44,6 +44,10 @@ class Msix {
   // "disabled" or "no_bus_master".
   const char* raise(unsigned vector);
 
+  // The capability now lives in `cfg` (same offset): a function's config space handed to a
+  // new copy. Table and pending bits stay.
+  void rebind(ConfigSpace& cfg);
+
   // Function Level Reset: every entry masked, addresses and data 0, nothing pending.
   void reset();
 
@@ -57,7 +61,7 @@ class Msix {
   void deliver_unmasked();
   void send(unsigned v);
 
-  ConfigSpace& cfg_;
+  ConfigSpace* cfg_;
   uint16_t cap_;
   std::vector<Entry> table_;
   std::vector<bool> pending_;

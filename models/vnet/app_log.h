@@ -4,6 +4,10 @@
 // "vnet.worker" (pci_cfg_worker), "vnet.mq<n>" (an MQ-start thread). Lines the application
 // documents keep its wording exactly; a `%p` of the source prints a stable object id
 // (object_id()), never an address.
+//
+// A live update runs a second process of the application beside the first (live_update.h):
+// process `pid` 1 prints on the paths above, process n > 1 on "vnet<n>.main", "vnet<n>.worker",
+// "vnet<n>.mq<k>" (thread_path()).
 #pragma once
 
 #include <cstdarg>
@@ -20,7 +24,11 @@ inline constexpr const char* kWorkerThread = "vnet.worker";
 
 class AppLog {
  public:
-  explicit AppLog(pcie::SimContext& ctx) : ctx_(ctx) {}
+  explicit AppLog(pcie::SimContext& ctx, unsigned pid = 1) : ctx_(ctx), pid_(pid) {}
+
+  unsigned pid() const { return pid_; }
+  // The event path of `thread` ("vnet.main") in this process ("vnet2.main" in process 2).
+  std::string thread_path(std::string_view thread) const;
 
   void error(std::string_view thread, const char* fmt, ...) __attribute__((format(printf, 3, 4)));
   void warn(std::string_view thread, const char* fmt, ...) __attribute__((format(printf, 3, 4)));
@@ -33,6 +41,7 @@ class AppLog {
  private:
   void line(std::string_view thread, const char* level, const char* fmt, va_list ap);
   pcie::SimContext& ctx_;
+  unsigned pid_;
 };
 
 // What `%p` prints for an object of the application: "<kind>@ep<i>" (e.g. "io_ctx@ep0").

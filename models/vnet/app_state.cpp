@@ -4,10 +4,12 @@
 
 namespace dpusim::vnet {
 
-AppState::AppState(pcie::SimContext& c, const VnetOptions& options, std::string p)
-    : ctx(c), opt(options), path(std::move(p)), log(c), later("later", &c.explore, &c.checker), main_thread(later), wq(c, log, later) {
-  // its threads' same-time steps are an exploration knob ("ties")
-  wq.device_path = [](int dev) { return "ep" + std::to_string(dev); };
+AppState::AppState(pcie::SimContext& c, const VnetOptions& options, std::string p, pcie::TimedQueue& q, unsigned pid)
+    : ctx(c), opt(options), path(std::move(p)), log(c, pid), later(q), main_thread(later), wq(c, log, later) {
+  // A device's name in the checker's generation ledger: each process has its own generations.
+  wq.device_path = [pid](int dev) {
+    return (pid == 1 ? std::string() : "vnet" + std::to_string(pid) + ".") + "ep" + std::to_string(dev);
+  };
 }
 
 uint64_t AppState::loop_iteration_at(uint64_t t_ps) {

@@ -27,7 +27,10 @@ namespace dpusim::vnet {
 class Sriov;
 
 struct AppState {
-  AppState(pcie::SimContext& ctx, const VnetOptions& options, std::string path);
+  // `later` is the timers' queue (shared by every process of the application); `pid` numbers
+  // the process (app_log.h: its threads' paths).
+  AppState(pcie::SimContext& ctx, const VnetOptions& options, std::string path, pcie::TimedQueue& later,
+           unsigned pid = 1);
   AppState(const AppState&) = delete;
   AppState& operator=(const AppState&) = delete;
 
@@ -35,7 +38,7 @@ struct AppState {
   const VnetOptions opt;
   const std::string path;  // the application's component path ("switch")
   AppLog log;
-  pcie::TimedQueue later;  // timers of every thread (and the threads' own steps)
+  pcie::TimedQueue& later;  // timers of every thread (and the threads' own steps)
   // The main thread (PE1's server, pe1.h; the reset barrier waits on it, status_machine.h).
   pcie::Activity main_thread;
   ConfigWorkqueue wq;

@@ -133,7 +133,7 @@ void Console::finish(const Command& c, const char* outcome) {
   lines += "]";
   // Never inside command() itself: the caller learns the id first, then awaits the event.
   app_.later.at(sc_core::SC_ZERO_TIME, [this, id = c.id, line = c.line, out = std::string(outcome), lines] {
-    app_.ctx.event(kMainThread, "command").u64("id", id).str("line", line).str("outcome", out).json("lines", lines);
+    app_.ctx.event(app_.log.thread_path(kMainThread), "command").u64("id", id).str("line", line).str("outcome", out).json("lines", lines);
   });
 }
 

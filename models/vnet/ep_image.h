@@ -54,6 +54,7 @@ class EpImages {
   pcie::Function& virtio() { return virtio_; }
   const pcie::Function& virtio() const { return virtio_; }
   pcie::ConfigSpace& internal() { return internal_; }
+  const pcie::ConfigSpace& internal() const { return internal_; }
   // The PF's SR-IOV capability (nullptr without --total-vfs).
   SriovCap* sriov() { return sriov_.get(); }
   const SriovCap* sriov() const { return sriov_.get(); }

@@ -41,7 +41,7 @@ void MqStart::spawn(unsigned i, unsigned old_qps, unsigned new_qps, const char* 
   auto t = std::make_unique<Thread>(app_.later, i, old_qps, new_qps, "vnet.mq" + std::to_string(spawned_++));
   ++app_.controllers[i].mq_threads;
   app_.log.info(thread, "MQ start QPs %u -> %u spawned as joinable thread (parallel execution)", old_qps, new_qps);
-  app_.ctx.sink_event(t->name, "thread_start").u64("ep", i).u64("old_qps", old_qps).u64("new_qps", new_qps);
+  app_.ctx.sink_event(app_.log.thread_path(t->name), "thread_start").u64("ep", i).u64("old_qps", old_qps).u64("new_qps", new_qps);
   Thread& ref = *t;
   threads_.push_back(std::move(t));
   run(ref);
@@ -102,7 +102,7 @@ void MqStart::run(Thread& t) {
 }
 
 void MqStart::exit(Thread& t) {
-  app_.ctx.sink_event(t.name, "thread_exit");
+  app_.ctx.sink_event(app_.log.thread_path(t.name), "thread_exit");
   --app_.controllers[t.ctrl].mq_threads;
   --running_;
   if (!waiting_.empty()) {

@@ -22,14 +22,26 @@ Pe1::Pe1(AppState& app, StatusMachine& status, std::function<void(pcie::Tlp*)> s
       recorded_bdf_(2 * app.num_ep() + 2, 0),
       ep_pf_bus_(app.num_ep(), -1) {}
 
-void Pe1::enqueue(Tlp& t) {
+void Pe1::enqueue(Tlp& t, uint64_t arrival_ps, bool handover) {
   const tlp::Type type = pcie::hdr(t).type;
   const pcie::TimingParam& cost_id = type == tlp::Type::MRd   ? timing::pe1_mmio_read_ps
                                      : type == tlp::Type::MWr ? timing::pe1_mmio_write_ps
                                                               : timing::pe1_config_ps;
-  fifo_.push_back(Entry{&t, app_.ctx.now_ps(), app_.ctx.timing.get(cost_id)});
+  fifo_.push_back(Entry{&t, arrival_ps, app_.ctx.timing.get(cost_id), &cost_id, handover || hold_});
   trace_queue = uint32_t(fifo_.size());
-  app_.main_thread.then(app_.cost(cost_id), [this] { serve(); });
+  if (hold_) ++held_;
+  else schedule(fifo_.back());
+}
+
+void Pe1::schedule(const Entry& e) {
+  app_.main_thread.then(app_.cost(*e.cost_id), [this] { serve(); });
+}
+
+void Pe1::hold_for_handover(bool hold) {
+  hold_ = hold;
+  if (hold) return;
+  for (size_t k = fifo_.size() - held_; k < fifo_.size(); ++k) schedule(fifo_[k]);
+  held_ = 0;
 }
 
 void Pe1::serve() {
@@ -40,7 +52,7 @@ void Pe1::serve() {
   const tlp::Header h = pcie::hdr(t);
   const uint64_t serial = pcie::ext(t).serial;
   // For the trace: PE1 spent the handler's cost on this TLP, up to now.
-  app_.ctx.sink_event(kMainThread, "pe1_service")
+  app_.ctx.sink_event(app_.log.thread_path(kMainThread), "pe1_service")
       .str("type", tlp::type_name(h.type))
       .u64("tlp", serial)
       .u64("arrival_ps", e.arrival_ps)
@@ -58,7 +70,11 @@ void Pe1::serve() {
   // The bound covers queueing and any wait the handler had (a reset barrier).
   app_.main_thread.then([this, e, h, serial] {
     const uint64_t took = app_.ctx.now_ps() - e.arrival_ps, bound = app_.ctx.timing.get(vnet::timing::pe1_bound_ps);
-    if (took > bound)
+    if (e.handover) {
+      // Not PE1 blocking in its loop: the process had left it for a live update's handover.
+      app_.ctx.event(app_.log.thread_path(kMainThread), "lu_tlp_wait")
+          .str("type", tlp::type_name(h.type)).u64("tlp", serial).u64("wait_ps", took);
+    } else if (took > bound)
       app_.ctx.checker.violation(app_.ctx.now_ps(), kMainThread, "pe1_service_bound",
                              std::string(tlp::type_name(h.type)) + " #" + std::to_string(serial) + " took " +
                                  std::to_string(took) + " ps from arrival to completion, over the bound of " +

@@ -30,7 +30,15 @@ class Pe1 {
   // `send_up` puts a TLP on the DPU's link to the host.
   Pe1(AppState& app, StatusMachine& status, std::function<void(pcie::Tlp*)> send_up);
 
-  void enqueue(pcie::Tlp& t);
+  void enqueue(pcie::Tlp& t) { enqueue(t, app_.ctx.now_ps(), false); }
+  // A TLP that arrived at `arrival_ps` and waited in the TLP channel through a live update's
+  // handover (`handover`): served like any other; its wait is logged ("lu_tlp_wait") instead of
+  // being checked against vnet.pe1.bound_ps.
+  void enqueue(pcie::Tlp& t, uint64_t arrival_ps, bool handover);
+  // A live update took the main thread out of its progress loop (vnet_pci_dev_lu.c): TLPs wait
+  // in the queue until the hold ends; those already taken are served first.
+  void hold_for_handover(bool hold);
+  bool idle() const { return fifo_.empty(); }
   // The bus-number DW of a bridge changed (`dsp` -1: the USP): logged, the cache updated.
   void on_bus_config(int dsp, uint32_t before, uint32_t after);
   // An Unsupported Request from the dummy function (a completion only for non-posted ones).
@@ -45,7 +53,10 @@ class Pe1 {
   struct Entry {
     pcie::Tlp* tlp;
     uint64_t arrival_ps, cost_ps;
+    const pcie::TimingParam* cost_id;
+    bool handover;  // waited out a live update's handover
   };
+  void schedule(const Entry& e);
   enum class Kind { USP, DSP, EP, DUMMY };
   struct Target {
     Kind kind;
@@ -64,6 +75,8 @@ class Pe1 {
   StatusMachine& status_;
   std::function<void(pcie::Tlp*)> send_up_;
   std::deque<Entry> fifo_;
+  bool hold_ = false;
+  size_t held_ = 0;  // entries at the back of the FIFO not scheduled yet (the hold)
   std::string dummy_path_;
   // The BDF cache: key (type1 << 16 | bdf) -> target, one key per device.
   std::map<uint32_t, Target> bdf_cache_;

@@ -62,14 +62,14 @@ void StatusMachine::common_write(unsigned i, uint16_t dw_off, uint32_t data, uin
   dev.cancel_in_progress = true;
   ++dev.reset_generation;
   app_.event("reset_generation").u64("ep", i).u64("gen", dev.reset_generation);
-  app_.ctx.checker.generation_bumped("ep" + std::to_string(i), dev.reset_generation);
+  app_.ctx.checker.generation_bumped(app_.wq.device_path(int(i)), dev.reset_generation);
   app_.wq.raise_reset_barrier();
   // The per-device barrier waits only for a running item that carries this device (an
   // earlier global barrier deadlocked against a hotplug create_device on the worker).
   app_.main_thread.then([this, i] {
     const auto& running = app_.wq.executing();
     if (!running || !running->blocks_reset_of(int(i))) return;
-    app_.ctx.event(kMainThread, "reset_barrier_wait").u64("ep", i).u64("item", running->id);
+    app_.ctx.event(app_.log.thread_path(kMainThread), "reset_barrier_wait").u64("ep", i).u64("item", running->id);
     app_.main_thread.suspend();
     app_.wq.when_item_done([this] { app_.main_thread.resume(); });
   });

@@ -82,6 +82,15 @@ void VirtioPciDevice::store_live(const VqShadow& v) {
 // A queue_select beyond num_queues zeroes the window: queue_size reads 0 for an absent queue.
 void VirtioPciDevice::load_queue(unsigned q) { store_live(q < shadow_.size() ? shadow_[q] : VqShadow{0, 0, 0, 0}); }
 
+void VirtioPciDevice::restore_for_lu(uint64_t negotiated, const std::vector<VqShadow>& shadows) {
+  negotiated_ = negotiated;
+  driver_half_[0] = uint32_t(negotiated);
+  driver_half_[1] = uint32_t(negotiated >> 32);
+  for (unsigned q = 0; q < shadows.size() && q < shadow_.size(); ++q) shadow_[q] = shadows[q];
+  set_common(VIRTIO_PCI_COMMON_Q_SELECT, 2, 0);
+  load_queue(0);
+}
+
 void VirtioPciDevice::save_selected_queue() {
   const unsigned q = queue_select();
   if (q < shadow_.size()) shadow_[q] = live_queue();

@@ -68,6 +68,9 @@ class VirtioPciDevice {
 
   const VqShadow& shadow(unsigned q) const { return shadow_[q]; }
   std::vector<VqShadow> shadows() const { return shadow_; }  // a snapshot, as workers take
+  // A live update's standby replays an exported device (live_update.h): the negotiated features
+  // and every queue's shadow (selects 0, so queue 0's registers are the live window).
+  void restore_for_lu(uint64_t negotiated, const std::vector<VqShadow>& shadows);
   // Copies the selected queue's live registers into its shadow (DRIVER_OK does).
   void save_selected_queue();
 

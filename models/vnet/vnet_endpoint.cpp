@@ -111,6 +111,13 @@ void VnetEndpoint::vq_create(unsigned q) {
   set_state(vq, VqState::CREATED);
 }
 
+void VnetEndpoint::vq_resume(unsigned q) {
+  Vq& vq = *vqs_[q];
+  vq.last_avail = vq.used_idx;
+  vq.busy = vq.again = false;
+  set_state(vq, VqState::CREATED);
+}
+
 void VnetEndpoint::vq_set_conf(unsigned q, const VqConf& conf) {
   vqs_[q]->ring.set_conf(conf);
   set_state(*vqs_[q], VqState::CONFIGURED);

@@ -74,6 +74,10 @@ class VnetEndpoint : public pcie::EndpointBase, public net::NetEnd {
   bool engine_enabled() const { return enabled_; }
   void set_features(uint64_t negotiated) { features_ = negotiated; }
   void vq_create(unsigned q);
+  // A live update's standby takes the engine over (live_update.h): queue q is created again at
+  // the ring position its previous incarnation reached, the used index it published (a chain
+  // taken but not completed is taken again), where vq_create starts a fresh ring at 0.
+  void vq_resume(unsigned q);
   void vq_set_conf(unsigned q, const VqConf& conf);
   void vq_start(unsigned q);
   void vq_stop(unsigned q);

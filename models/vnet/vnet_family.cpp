@@ -1,6 +1,7 @@
 #include "tlm/timing.h"
 #include "vnet/vnet_family.h"
 
+#include "device/doc_error.h"
 #include "switch/switch_timing.h"
 #include "vnet/ep_image.h"
 #include "vnet/virtio_spec.h"
@@ -22,7 +23,11 @@ VnetInstance::VnetInstance(pcie::SimContext& ctx, const VnetOptions& options, co
                                 pcie::timing::link_dsp_width, [this, i] { return int(app_->dsp(i).secondary()); });
     VirtioPciDevice& dev = app_->device(i);
     auto* ep = new VnetEndpoint(("ep" + n).c_str(), ctx, i, dev.num_queues(), dev.images.virtio(), VNET_EP_MSIX_CAP,
-                                [&dev] { return uint64_t(virtio::le32(dev.net_config() + virtio::VIRTIO_NET_CFG_SPEED)); });
+                                [this, i] {
+                                  // The speed of the process serving the host (a live update moves it).
+                                  const VirtioPciDevice& d = app_->device(i);
+                                  return uint64_t(virtio::le32(d.net_config() + virtio::VIRTIO_NET_CFG_SPEED));
+                                });
     const int id = int(ctx.checker.register_requester("ep" + n));
     ep->requester().checker_id = id;
     link->connect(*app_->down[i], ep->port, -1, id);
@@ -103,8 +108,13 @@ platform::DeviceFamily vnet_family() {
       "vnet", "the DOCA vnet_pci_dev application: its software switch and virtio-net endpoints",
       [](const nlohmann::json& options, const nlohmann::json& firmware,
          const std::string& path) -> std::shared_ptr<const platform::FamilyConfig> {
-        return std::make_shared<VnetConfig>(parse_vnet_options(options, path + ".options"),
-                                            parse_firmware_spec(firmware, path + ".firmware"));
+        VnetOptions o = parse_vnet_options(options, path + ".options");
+        if (o.lu_mode == "standby")
+          throw platform::DocError(path + ".options.lu-mode",
+                                   "'standby' needs an active process to restore from: run the platform's "
+                                   "process as 'active' and start the standby from the scenario "
+                                   "(sim.start_standby)");
+        return std::make_shared<VnetConfig>(std::move(o), parse_firmware_spec(firmware, path + ".firmware"));
       }};
 }
 

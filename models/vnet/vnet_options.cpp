@@ -136,6 +136,7 @@ std::string VnetOptions::describe() const {
                   " max-queue-pairs=" + std::to_string(max_queue_pairs) + " queue-size=" + std::to_string(queue_size) +
                   " mac-addr=" + mac_str(mac) + " mtu=" + std::to_string(mtu) + " speed=" + std::to_string(speed);
   if (mrg_rxbuf) s += " mrg-rxbuf";
+  if (lu_mode != "none") s += " lu-mode=" + lu_mode;
   if (total_vfs) s += " total-vfs=" + std::to_string(total_vfs);
   return s;
 }
@@ -210,8 +211,6 @@ VnetOptions parse_vnet_options(const json& options, const std::string& path) {
   if (options.contains("total-vfs")) {
     if (o.lu_mode != "none") throw DocError(at("total-vfs"), VNET_SRIOV_LU_EXCLUSIVE);
   }
-  if (o.lu_mode != "none")
-    throw DocError(at("lu-mode"), "live update is not modelled: only 'none' can run (docs/fidelity.md)");
   // Run-time checks of the application's startup, which abort it.
   std::string error;
   if (!parse_mac(o.mac_addr, o.mac, &error))

@@ -81,6 +81,24 @@ const pcie::TimingParam cleanup_stats_mutex_ps({"vnet.cleanup.stats_mutex_ps", 0
                                                ExploreRange::per_use(100, 100, 10000000000ull));
 const pcie::TimingParam fw_acg_refill_ps({"vnet.fw.acg_refill_ps", 0, 0, 100000000000000ull, "ps"},
                                          ExploreRange::per_use(100, 100, kAcgRefillSpreadPs));
+const pcie::TimingParam lu_msg_ps({"vnet.lu.msg_ps", 20000000, 0, 1000000000000ull, "ps"},
+                                  ExploreRange::per_use(50, 200));
+const pcie::TimingParam lu_copy_kib_ps({"vnet.lu.copy_kib_ps", 200000, 0, 1000000000ull, "ps"},
+                                       ExploreRange::per_run(50, 200));
+const pcie::TimingParam lu_process_start_ps({"vnet.lu.process_start_ps", 100000000000ull, 0, 100000000000000ull, "ps"},
+                                            ExploreRange::per_use(50, 200));
+const pcie::TimingParam lu_dev_open_ps({"vnet.lu.dev_open_ps", 20000000000ull, 0, 100000000000000ull, "ps"},
+                                       ExploreRange::per_use(50, 200));
+const pcie::TimingParam lu_rep_attach_ps({"vnet.lu.rep_attach_ps", 1000000000, 0, 100000000000000ull, "ps"},
+                                         ExploreRange::per_use(50, 200));
+const pcie::TimingParam lu_engine_export_ps({"vnet.lu.engine_export_ps", 1000000000, 0, 100000000000000ull, "ps"},
+                                            ExploreRange::per_use(50, 200));
+const pcie::TimingParam lu_engine_import_ps({"vnet.lu.engine_import_ps", 10000000000ull, 0, 100000000000000ull, "ps"},
+                                            ExploreRange::per_use(50, 200));
+const pcie::TimingParam lu_ch_create_ps({"vnet.lu.ch_create_ps", 5000000000ull, 0, 100000000000000ull, "ps"},
+                                        ExploreRange::per_use(50, 200));
+const pcie::TimingParam lu_ch_stop_ps({"vnet.lu.ch_stop_ps", 1000000000, 0, 100000000000000ull, "ps"},
+                                      ExploreRange::per_use(50, 200));
 
 // SR-IOV (the DOCA guide's 7.7): one VF's tlp_dev start / stop on the worker.
 const pcie::TimingParam work_vf_tlp_dev_start_ps({"vnet.work.vf_tlp_dev_start_ps", 1000000000, 0, 100000000000000ull, "ps"},

@@ -46,6 +46,16 @@ extern const pcie::TimingParam main_loop_origin_ps;
 extern const pcie::TimingParam cleanup_stats_drain_ps;
 extern const pcie::TimingParam cleanup_stats_mutex_ps;
 extern const pcie::TimingParam fw_acg_refill_ps;
+// Live update (live_update.h).
+extern const pcie::TimingParam lu_msg_ps;
+extern const pcie::TimingParam lu_copy_kib_ps;
+extern const pcie::TimingParam lu_process_start_ps;
+extern const pcie::TimingParam lu_dev_open_ps;
+extern const pcie::TimingParam lu_rep_attach_ps;
+extern const pcie::TimingParam lu_engine_export_ps;
+extern const pcie::TimingParam lu_engine_import_ps;
+extern const pcie::TimingParam lu_ch_create_ps;
+extern const pcie::TimingParam lu_ch_stop_ps;
 extern const pcie::TimingParam work_vf_tlp_dev_start_ps;
 extern const pcie::TimingParam work_vf_tlp_dev_stop_ps;
 

@@ -22,7 +22,7 @@ ConfigWorkqueue::ConfigWorkqueue(pcie::SimContext& ctx, AppLog& log, pcie::Timed
     : ctx_(ctx), log_(log), later_(later), worker_(later) {}
 
 pcie::Event ConfigWorkqueue::item_event(const char* name, const WorkItem& it) {
-  pcie::Event e = ctx_.event(kWorkerThread, name);
+  pcie::Event e = ctx_.event(log_.thread_path(kWorkerThread), name);
   e.str("type", work_type_name(it.type)).u64("item", it.id).u64("gen", it.generation).u64("arg", it.arg);
   if (it.device >= 0) e.u64("ep", unsigned(it.device));
   return e;

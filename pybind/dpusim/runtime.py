@@ -25,6 +25,8 @@ from dpusim.futures import Future, Task
 from dpusim.host import Host
 from dpusim.net import Net
 from dpusim.vnet import command as vnet_command
+from dpusim.vnet import signal as vnet_signal
+from dpusim.vnet import start_standby as vnet_start_standby
 
 INF = 2**64 - 1
 
@@ -190,6 +192,17 @@ class Sim:
         """A line on the device application's stdin ("plug 0", "unplug 0", "speed 0 25000"),
         sent now; a future of what it came to (dpusim.vnet.CommandResult)."""
         return vnet_command(self, line)
+
+    def signal(self, name, pid=0):
+        """A signal to a process of the device application ("SIGUSR1": the live update's
+        trigger), by default the one serving the host; a future of what it did
+        (dpusim.vnet.signal)."""
+        return vnet_signal(self, name, pid)
+
+    def start_standby(self, options):
+        """Starts a live update's standby process of the device application with these options
+        beside the running one; a future of its dpusim.vnet.Process."""
+        return vnet_start_standby(self, options)
 
     def set_cost(self, name, value):
         """Overrides a timing-profile parameter from now on (logged as timing_override)."""

@@ -1,5 +1,7 @@
 """The virtio-net application's platform as a scenario reaches it besides the fabric: its
-stdin commands, and read-only views of the model for tests (drivers never use these)."""
+stdin commands, its live update (a signal, a standby process, fault points), and read-only
+views of the model for tests (drivers never use these)."""
+import json
 from dataclasses import dataclass
 
 from dpusim.futures import Future
@@ -32,8 +34,8 @@ def command(sim, line):
     """Sends `line` to the application's stdin now; a future of its CommandResult."""
     import _dpusim
 
-    cid = _dpusim.vnet.command(sim.platform, line)
-    done = sim.wait_event("command", path="vnet.main", id=cid)
+    cid, path = _dpusim.vnet.command(sim.platform, line)
+    done = sim.wait_event("command", path=path, id=cid)
     out = Future(sim, f"command {line!r}")
 
     def finished(f):
@@ -46,6 +48,56 @@ def command(sim, line):
 
     done.add_done_callback(finished)
     return out
+
+
+def _done(sim, label, value):
+    out = Future(sim, label)
+    out.set_result(value)
+    return out
+
+
+def signal(sim, name, pid=0):
+    """Sends signal `name` ("SIGUSR1", the live update's trigger) to process `pid` (0: the process
+    serving the host) now; a future of what it did: "handover" (the active leaves its progress
+    loop at its next iteration and hands over), "killed" (no handler: lu-mode none, or a standby)
+    or "ignored" (a handover is already under way)."""
+    import _dpusim
+
+    return _done(sim, f"signal {name}", _dpusim.vnet.signal(sim.platform, name, int(pid)))
+
+
+@dataclass(frozen=True)
+class Process:
+    """A process of the application started by a scenario (a live update's standby): `pid`, and
+    futures of the events of its life (docs/vnet.md, Live update)."""
+
+    sim: object
+    pid: int
+
+    def _op(self, op):
+        return self.sim.wait_event("lu_process", pid=self.pid, op=op)
+
+    def waiting(self):
+        """Connected to the active and waiting for its trigger."""
+        return self._op("waiting")
+
+    def restored(self):
+        """Restored and active ("LU restore complete -- process is active")."""
+        return self._op("active")
+
+    def exited(self):
+        """Gone (the event carries the reason)."""
+        return self._op("exit")
+
+
+def start_standby(sim, options):
+    """Starts a process of the application with `options` (its command-line flags as a platform
+    document's, lu-mode "standby") beside the running one; a future of its Process. Options the
+    application refuses raise ValueError with its message."""
+    import _dpusim
+
+    pid = _dpusim.vnet.start_standby(sim.platform, json.dumps(options))
+    return _done(sim, "start_standby", Process(sim, pid))
 
 
 class Vnet:
@@ -80,6 +132,24 @@ class Vnet:
 
     def active_qps(self, ep):
         return self._m.active_qps(self._p, ep)
+
+    def processes(self):
+        """Every process of the application: pid, mode, LU state, alive, serving (the host)."""
+        return self._m.processes(self._p)
+
+    def frames(self):
+        """The frame ledger so far: sent, received, dropped (by reason), in_flight."""
+        return self._m.frames(self._p)
+
+    def lu_shm(self):
+        """The live update's SHM segment as the standby reads it (a dict), or None."""
+        return self._m.lu_shm(self._p)
+
+    def lu_fault(self, point, action="fail", value=0, skip=0, count=1):
+        """A fault at a point of the live update: "msg.<NAME>" with drop, corrupt (the value) or
+        close; a standby step ("standby.enable"...) with fail. Fires on the (skip+1)-th time the
+        point is reached, `count` times (0: every time)."""
+        return self._m.lu_fault(self._p, point, action, int(value), int(skip), int(count))
 
 
 def vnet(sim):
