@@ -1,6 +1,7 @@
 // `_dpusim.platform`: the platform and its run loop, for the Python runtime (dpusim.runtime).
 #include <pybind11/stl.h>
 
+#include <algorithm>
 #include <map>
 #include <memory>
 
@@ -138,6 +139,12 @@ DPUSIM_PYBIND(platform) {
         py::arg("doc"), py::arg("search_dirs") = std::vector<std::string>{},
         "Checks a platform document; raises DocError naming the bad field. Relative file names in "
         "device options resolve against search_dirs in turn.");
+  m.def("log_categories", [] {
+    std::vector<std::tuple<std::string, bool, std::string>> out;
+    for (const auto* c : dpusim::pcie::EventCategory::all()) out.emplace_back(c->name(), c->in_summary(), c->what());
+    std::sort(out.begin(), out.end());
+    return out;
+  });
   m.def("timing_params", [] {
     std::vector<std::tuple<std::string, uint64_t, uint64_t, uint64_t, std::string>> out;
     for (const auto& p : dpusim::pcie::TimingProfile::sorted_params()) out.emplace_back(p.name, p.default_value, p.min, p.max, p.unit);
@@ -337,6 +344,25 @@ DPUSIM_PYBIND(platform) {
         else throw py::value_error("severity '" + severity + "' is not info or warning");
       })
       .def("set_log_enabled", [](Platform& p, bool on) { p.ctx().log.set_enabled(on); })
+      .def("log_level", [](Platform& p) { return std::string(dpusim::pcie::log_level_name(p.spec().log.level)); })
+      .def("log_digest", [](Platform& p) { return p.ctx().log.digest(); })
+      .def("set_fidelity", [](Platform& p, const std::string& mode, const std::string& device) {
+        try {
+          p.set_fidelity(dpusim::pcie::parse_fidelity(mode), device);
+        } catch (const std::invalid_argument& e) {
+          throw py::value_error(e.what());
+        }
+      })
+      .def("fidelity", [](Platform& p, const std::string& device) {
+        auto* ep = p.endpoint_base(device);
+        if (!ep) throw py::value_error("no endpoint '" + device + "'");
+        return std::string(dpusim::pcie::fidelity_name(ep->fidelity()));
+      })
+      .def("direct_accesses", [](Platform& p, const std::string& device) {
+        auto* ep = p.endpoint_base(device);
+        if (!ep) throw py::value_error("no endpoint '" + device + "'");
+        return std::make_pair(ep->dma().direct_reads(), ep->dma().direct_writes());
+      })
       .def("take_log", [](Platform& p) { return py::bytes(p.ctx().log.take_memory()); })
       .def("slots", &Platform::slots)
       .def("finish", &Platform::finish)

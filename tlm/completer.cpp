@@ -66,19 +66,10 @@ void complete_memory_read(TlpPool& pool, const tlp::Header& req, uint16_t comple
                           unsigned max_payload, unsigned rcb, const std::function<void(Tlp*)>& send) {
   const uint64_t first = request_first_byte(req);
   const uint64_t end = first + request_byte_count(req);
-  uint64_t cur = first;
-  while (cur < end) {
-    const uint64_t dw_start = cur & ~uint64_t(3);
-    const uint64_t limit = dw_start + max_payload;
-    uint64_t chunk_end = end;
-    if (limit < end) {
-      chunk_end = limit & ~uint64_t(rcb - 1);
-      if (chunk_end <= cur) chunk_end = std::min(end, (cur & ~uint64_t(rcb - 1)) + rcb);
-    }
+  for_each_completion_chunk(first, end, max_payload, rcb, [&](uint64_t cur, uint64_t chunk_end) {
     send(make_completion(pool, req, completer_id, tlp::CplStatus::SC, bytes + (cur - first), size_t(chunk_end - cur),
                          uint16_t(end - cur), uint8_t(cur & 0x7f)));
-    cur = chunk_end;
-  }
+  });
 }
 
 }  // namespace dpusim::pcie

@@ -3,6 +3,7 @@
 // Completion Boundary.
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <functional>
 
@@ -27,6 +28,24 @@ Tlp* make_config_completion(TlpPool& pool, const tlp::Header& req, uint16_t comp
 // The completion of a non-posted request that failed with `status` (UR, CA...): a config Cpl,
 // or a memory Cpl carrying the request's byte count and lower address (PCIe §2.2.9).
 Tlp* make_error_completion(TlpPool& pool, const tlp::Header& req, uint16_t completer_id, tlp::CplStatus status);
+
+// The completions of a read of [first, end): chunks no larger than `max_payload` that, when split,
+// end on Read Completion Boundaries (PCIe §2.3.1.1), calling fn(chunk_start, chunk_end) in order.
+template <typename Fn>
+void for_each_completion_chunk(uint64_t first, uint64_t end, unsigned max_payload, unsigned rcb, Fn fn) {
+  uint64_t cur = first;
+  while (cur < end) {
+    const uint64_t dw_start = cur & ~uint64_t(3);
+    const uint64_t limit = dw_start + max_payload;
+    uint64_t chunk_end = end;
+    if (limit < end) {
+      chunk_end = limit & ~uint64_t(rcb - 1);
+      if (chunk_end <= cur) chunk_end = std::min(end, (cur & ~uint64_t(rcb - 1)) + rcb);
+    }
+    fn(cur, chunk_end);
+    cur = chunk_end;
+  }
+}
 
 // Completes a memory read with `bytes` (request_byte_count(req) of them, starting at the first
 // enabled byte), calling `send` once per completion TLP, in order.

@@ -19,6 +19,14 @@ EndpointBase::EndpointBase(sc_module_name name, SimContext& ctx, Function& fn, c
       dma_("requester", ctx, [this](Tlp& t) { return port.send(t); }, [this] { return fn_->id(); }) {
   follow_device_control(dma_, *fn_);
   port.set_receiver([this](Tlp& t) { receive(t); });
+  dma_.get_dmi = [this](tlm::tlm_generic_payload& gp, tlm::tlm_dmi& dmi) { return port.get_dmi(gp, dmi); };
+  dma_.transport = [this](tlm::tlm_generic_payload& gp, sc_time& delay) { port.transport(gp, delay); };
+  port.set_invalidate_handler([this](uint64_t start, uint64_t end) { dma_.invalidate_dmi(start, end); });
+}
+
+void EndpointBase::check_fidelity(Fidelity f) const {
+  if (f == Fidelity::Lt && lt_refusal())
+    throw std::invalid_argument(std::string(name()) + " has no lt fidelity: " + lt_refusal());
 }
 
 void EndpointBase::rebind_function(Function& fn) {

@@ -17,7 +17,10 @@
 //  - the MSI-X table and PBA as BAR regions (tlm/msix.h), with delivery as a posted write
 //    through the DMA requester;
 //  - the DMA requester (tags, MPS/MRRS splitting, completion timeout), following the
-//    function's Device Control.
+//    function's Device Control, and the fidelity of its DMA (tlm/dma.h): in lt mode it asks
+//    the fabric through the port for direct memory pointers and completes its accesses through
+//    its quantum keeper, so a device that does its DMA through dma() and its own delays through
+//    after() runs loosely timed without knowing it.
 // A device adds its registers and memories as regions and its behaviour in their callbacks.
 //
 // The function may be the endpoint's own or one owned elsewhere: an emulated function whose
@@ -73,6 +76,29 @@ class EndpointBase : public sc_core::sc_module {
   // (Device Control for its requester, MSI-X control for its table).
   void rebind_function(Function& fn);
   Requester& dma() { return dma_; }
+  // Throws std::invalid_argument naming the device when `f` is lt and it has no lt mode.
+  void check_fidelity(Fidelity f) const;
+  void set_fidelity(Fidelity f) {
+    check_fidelity(f);
+    dma_.set_fidelity(f);
+  }
+  Fidelity fidelity() const { return dma_.fidelity(); }
+  // Why the device has no loosely timed mode (its work after a DMA completion is not written to
+  // run at the device's local time, as after() does), or null when it has one.
+  virtual const char* lt_refusal() const { return nullptr; }
+  // Runs `fn` after `delay` of the device's own time: on its quantum keeper at its local time in
+  // lt mode (at once, nested, when due within the quantum and the device allows nesting), on
+  // `later_` in tlp mode. A device's delays inside DMA completions go through here.
+  template <typename Fn>
+  void after(const sc_core::sc_time& delay, Fn fn) {
+    if (dma_.fidelity() != Fidelity::Lt) {
+      later_.at(delay, std::move(fn));
+      return;
+    }
+    const uint64_t due = dma_.local_ps() + delay.value();
+    if (dma_.runs_now(due)) return dma_.run_now(due, fn);
+    dma_.post_local(delay, std::move(fn));
+  }
 
   // Adds a region (regions of one BAR must not overlap; throws std::logic_error if they do).
   void add_region(BarRegion r);

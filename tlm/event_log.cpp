@@ -103,18 +103,53 @@ void EventLog::open_file(const std::string& path) {
   file_ = std::fopen(path.c_str(), "wb");
   if (!file_) throw std::runtime_error("cannot write event log " + path + ": " + std::strerror(errno));
   memory_ = false;
+  digest_ = false;
 }
 
 void EventLog::open_memory() {
   close();
   memory_ = true;
+  digest_ = false;
+}
+
+void EventLog::open_digest() {
+  close();
+  memory_ = false;
+  digest_ = true;
+  sha_.reset();
 }
 
 void EventLog::flush() {
   if (file_ && !out_.empty()) {
     std::fwrite(out_.data(), 1, out_.size(), file_);
     out_.clear();
+  } else if (digest_) {
+    sha_.update(out_);
+    out_.clear();
   }
+}
+
+void EventLog::set_filter(uint64_t written_categories) {
+  write_mask_ = written_categories;
+  update_build_mask();
+}
+
+void EventLog::update_build_mask() {
+  build_mask_ = write_mask_ | watched_mask_ | (sinks_.empty() ? 0 : ~uint64_t(0));
+}
+
+void EventLog::update_watched() {
+  // A watcher naming its event needs only that event's category built; one that does not,
+  // every category.
+  watched_mask_ = 0;
+  for (const Watcher& w : watchers_) {
+    uint64_t bit = ~uint64_t(0);
+    for (const auto& [key, value] : w.match)
+      if (key == "event" && value.size() >= 2 && value.front() == '"' && value.find('\\') == std::string::npos)
+        bit = EventKind::category_of(std::string_view(value).substr(1, value.size() - 2)).bit();
+    watched_mask_ |= bit;
+  }
+  update_build_mask();
 }
 
 void EventLog::close() {
@@ -131,15 +166,26 @@ std::string EventLog::take_memory() {
 
 Event EventLog::event(uint64_t time_ps, std::string_view path, std::string_view name) {
   if (!enabled_) return Event(nullptr);
-  return start(time_ps, path, name, false);
+  // Everything built and written (the default): no category to look up.
+  if ((build_mask_ & write_mask_) == ~uint64_t(0)) return start(time_ps, path, name, ~uint64_t(0), false);
+  const uint64_t bit = EventKind::category_of(name).bit();
+  if (!(build_mask_ & bit)) return Event(nullptr);
+  return start(time_ps, path, name, bit, false);
+}
+
+Event EventLog::event(uint64_t time_ps, std::string_view path, const EventKind& kind) {
+  if (!enabled_ || !(build_mask_ & kind.bit())) return Event(nullptr);
+  return start(time_ps, path, kind.name(), kind.bit(), false);
 }
 
 Event EventLog::sink_event(uint64_t time_ps, std::string_view path, std::string_view name) {
   if (!enabled_ || sinks_.empty()) return Event(nullptr);
-  return start(time_ps, path, name, true);
+  return start(time_ps, path, name, 0, true);
 }
 
-Event EventLog::start(uint64_t time_ps, std::string_view path, std::string_view name, bool sink_only) {
+Event EventLog::start(uint64_t time_ps, std::string_view path, std::string_view name, uint64_t category_bit,
+                      bool sink_only) {
+  writing_ = !sink_only && (write_mask_ & category_bit);
   if (building_) throw std::logic_error("event log: an event started while another is being built");
   building_ = true;
   sink_only_ = sink_only;
@@ -153,8 +199,14 @@ Event EventLog::start(uint64_t time_ps, std::string_view path, std::string_view 
   return e;
 }
 
+void EventLog::add_sink(EventSink* sink) {
+  sinks_.push_back(sink);
+  update_build_mask();
+}
+
 void EventLog::remove_sink(EventSink* sink) {
   sinks_.erase(std::remove(sinks_.begin(), sinks_.end(), sink), sinks_.end());
+  update_build_mask();
 }
 
 void EventLog::add_field(std::string_view key, std::string_view encoded_value) {
@@ -213,7 +265,7 @@ void EventLog::commit() {
     out_.append(a.substr(fields_[i].val_off, fields_[i].val_len));
   }
   out_.append("}\n");
-  ++lines_;
+  if (writing_) ++lines_;
   if (!sinks_.empty()) notify_sinks();
   if (!watchers_.empty() && watch_fn_) {
     const std::string line = out_.substr(start, out_.size() - start - 1);
@@ -224,10 +276,14 @@ void EventLog::commit() {
     for (uint64_t id : hits) {
       auto it = std::find_if(watchers_.begin(), watchers_.end(), [&](const Watcher& w) { return w.id == id; });
       if (it == watchers_.end()) continue;
-      if (it->once) watchers_.erase(it);
+      if (it->once) {
+        watchers_.erase(it);
+        update_watched();
+      }
       watch_fn_(id, line);
     }
   }
+  if (!writing_) out_.resize(start);  // built for a watcher only
   if (!memory_ && out_.size() >= (64u << 10)) flush();
 }
 
@@ -355,6 +411,7 @@ void EventView::append_args(std::string& out, std::initializer_list<std::string_
 
 uint64_t EventLog::add_watcher(std::vector<std::pair<std::string, std::string>> match, bool once) {
   watchers_.push_back(Watcher{next_watcher_, std::move(match), once});
+  update_watched();
   return next_watcher_++;
 }
 
@@ -362,6 +419,7 @@ void EventLog::remove_watcher(uint64_t id) {
   watchers_.erase(std::remove_if(watchers_.begin(), watchers_.end(),
                                  [&](const Watcher& w) { return w.id == id; }),
                   watchers_.end());
+  update_watched();
 }
 
 void EventLog::append_json_string(std::string& out, std::string_view s) {

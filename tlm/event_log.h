@@ -7,10 +7,15 @@
 // set of key = JSON value pairs; when a committed event carries all of them, the log hands the
 // line to the watch callback (which pauses the simulation so Python sees that exact instant).
 //
+// A filter (tlm/log_filter.h) stands in front of the output: it decides which committed lines
+// are written (and so hashed), never how events are built. An event whose category is neither
+// written, watched nor wanted by a sink is not built at all (its Event is inactive).
+//
 // Sinks (EventSink) see every committed event as fields, whether or not its line goes to the
-// file: the trace writer (trace_writer.h) is one. A sink-only event (sink_event()) exists for
-// sinks alone: it is built only while a sink is attached, never reaches the file, the line count
-// or the watchers, so attaching a sink leaves the log and its hash as they were.
+// file (while a sink is attached every category is built): the trace writer (trace_writer.h) is
+// one. A sink-only event (sink_event()) exists for sinks alone: it is built only while a sink is
+// attached, never reaches the file, the line count or the watchers, so attaching a sink leaves
+// the log and its hash as they were.
 #pragma once
 
 #include <cstdint>
@@ -21,6 +26,9 @@
 #include <string_view>
 #include <utility>
 #include <vector>
+
+#include "tlm/log_filter.h"
+#include "tlm/sha256.h"
 
 namespace dpusim::pcie {
 
@@ -105,8 +113,18 @@ class EventLog {
   // Where lines go: a file (created or truncated) or an in-memory buffer (take_memory()).
   void open_file(const std::string& path);
   void open_memory();
+  // No file: the lines written are hashed (digest()), for `--log none`.
+  void open_digest();
   void close();
   std::string take_memory();
+  // The SHA-256 of what a digest-only log was given (after close()).
+  std::string digest() const { return sha_.hex(); }
+
+  // Which categories are written (LogFilter::mask()); all of them by default.
+  void set_filter(uint64_t written_categories);
+  // Whether an event of this kind would be built: its category is written or watched.
+  bool wants(const EventKind& kind) const { return enabled_ && (build_mask_ & kind.bit()); }
+  bool writes(const EventCategory& c) const { return write_mask_ & c.bit(); }
 
   // Off only inside benchmarks that measure the log's cost; a run always logs.
   bool enabled() const { return enabled_; }
@@ -114,11 +132,13 @@ class EventLog {
 
   // Starts an event at simulated time `time_ps`. Inactive (all calls no-ops) when disabled.
   Event event(uint64_t time_ps, std::string_view path, std::string_view name);
+  // The same for a declared kind: its category is tested before anything is built.
+  Event event(uint64_t time_ps, std::string_view path, const EventKind& kind);
   // Starts an event for the sinks only (see the header comment): inactive without a sink.
   Event sink_event(uint64_t time_ps, std::string_view path, std::string_view name);
   bool has_sinks() const { return !sinks_.empty(); }
   // The sink is not owned; it stays attached until remove_sink() or the log's end.
-  void add_sink(EventSink* sink) { sinks_.push_back(sink); }
+  void add_sink(EventSink* sink);
   void remove_sink(EventSink* sink);
 
   uint64_t lines() const { return lines_; }
@@ -145,8 +165,10 @@ class EventLog {
   void commit();
   void flush();
   bool matches(const std::vector<std::pair<std::string, std::string>>& match) const;
-
-  Event start(uint64_t time_ps, std::string_view path, std::string_view name, bool sink_only);
+  Event start(uint64_t time_ps, std::string_view path, std::string_view name, uint64_t category_bit,
+              bool sink_only);
+  void update_watched();
+  void update_build_mask();
   void notify_sinks();
 
   bool enabled_ = true;
@@ -160,6 +182,12 @@ class EventLog {
   std::string arena_;    // keys and values of the event being built
   std::vector<Field> fields_;
   uint64_t lines_ = 0;
+  // The filter: categories written, watched (every one while a sink is attached), and so built; whether the event being built is
+  // written; a digest-only output.
+  uint64_t write_mask_ = ~uint64_t(0), watched_mask_ = 0, build_mask_ = ~uint64_t(0);
+  bool writing_ = true;
+  bool digest_ = false;
+  Sha256 sha_;
 
   struct Watcher {
     uint64_t id;

@@ -1,9 +1,15 @@
 #include "tlm/timing.h"
 #include "tlm/link.h"
 
+#include "tlm/dma.h"
+
 namespace dpusim::pcie {
 
 using namespace sc_core;
+
+namespace {
+const EventKind kTlpEvent("tlp", category::tlp);
+}  // namespace
 
 Link::Link(sc_module_name name, SimContext& ctx, const TimingParam& gen, const TimingParam& width, std::function<int()> bus)
     : sc_module(name),
@@ -18,6 +24,12 @@ Link::Link(sc_module_name name, SimContext& ctx, const TimingParam& gen, const T
       bus_(std::move(bus)) {
   from_upper.register_nb_transport_fw(this, &Link::fw_down);
   from_lower.register_nb_transport_fw(this, &Link::fw_up);
+  from_lower.register_get_direct_mem_ptr(this, &Link::dmi_up);
+  from_upper.register_get_direct_mem_ptr(this, &Link::dmi_down);
+  from_lower.register_b_transport(this, &Link::transport_up);
+  from_upper.register_b_transport(this, &Link::transport_down);
+  to_upper.register_invalidate_direct_mem_ptr(this, &Link::invalidate_from_upper);
+  to_lower.register_invalidate_direct_mem_ptr(this, &Link::invalidate_from_lower);
   trace_up = up_;
 }
 
@@ -53,6 +65,27 @@ void Link::set_up(bool up) {
   up_ = up;
   trace_up = up;
   ctx_.event(name(), "link_state").boolean("up", up);
+  // Direct memory grants made through this link (tlm/dma.h) go with it.
+  if (!up && sc_start_of_simulation_invoked()) from_lower->invalidate_direct_mem_ptr(0, ~sc_dt::uint64(0));
+}
+
+bool Link::dmi_up(tlm::tlm_generic_payload& gp, tlm::tlm_dmi& dmi) {
+  DmiRoute* route = gp.get_extension<DmiRoute>();
+  if (!up_ || !route || route->hops.size() >= DmiRoute::kMaxHops) return false;
+  route->hops.push_back(DmiHop{this, nullptr});
+  return to_upper->get_direct_mem_ptr(gp, dmi);
+}
+
+void Link::transport_up(tlm::tlm_generic_payload& gp, sc_time& delay) {
+  const TlpExtension* x = gp.get_extension<TlpExtension>();
+  if (!up_ || !x) {
+    gp.set_response_status(tlm::TLM_ADDRESS_ERROR_RESPONSE);
+    return;
+  }
+  const tlp::Header& h = x->hdr;
+  const uint64_t bytes = h.header_bytes() + h.payload_bytes() + (h.td ? 4 : 0) + kTlpFramingBytes;
+  delay += sc_time::from_value(serialisation_ps(bytes, gen(), width())) + ctx_.ps(pcie::timing::link_propagation_ps);
+  to_upper->b_transport(gp, delay);
 }
 
 tlm::tlm_sync_enum Link::fw_down(Tlp& t, tlm::tlm_phase&, sc_time& delay) {
@@ -132,7 +165,7 @@ void Link::carry(Direction& d, Tlp& t, sc_time& delay, bool duplicate) {
   if (d.from_requester >= 0 && tlp::is_non_posted(h.type) && !duplicate)
     ctx_.checker.request_sent(ctx_.now_ps(), unsigned(d.from_requester), h, ext(t).serial);
   ++*d.counter;
-  if (ctx_.log.enabled()) log_tlp(d, t, start, arrive, duplicate);
+  if (ctx_.log.wants(kTlpEvent)) log_tlp(d, t, start, arrive, duplicate);
   sc_time to_arrival = arrive - now;
   tlm::tlm_phase phase = tlm::BEGIN_REQ;
   if (&d == &down_) {
@@ -171,7 +204,7 @@ void log_tlp_fields(Event& e, const Tlp& t) {
 }
 
 void Link::log_tlp(const Direction& d, Tlp& t, const sc_time& start, const sc_time& arrive, bool duplicate) {
-  Event e = ctx_.event(name(), "tlp");
+  Event e = ctx_.event(name(), kTlpEvent);
   e.str("dir", d.name).u64("tx_ps", start.value()).u64("rx_ps", arrive.value());
   if (duplicate) e.boolean("duplicate", true);
   log_tlp_fields(e, t);

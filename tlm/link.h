@@ -9,6 +9,11 @@
 // The link is also where the fabric is observed: every TLP is logged here ("tlp"), fault
 // injection applies here, and the invariant checker's monitors run here (non-posted requests
 // leaving a requester, completions reaching one, Type 1 config below its target bus).
+//
+// A direct memory request from below (tlm/dma.h) passes upward with the link appended to its
+// route; invalidations pass back down. Requests from above are refused: nothing below the
+// host offers its memory directly. A loosely timed transaction from below (b_transport, a
+// TlpExtension giving its header) gains the time its TLP would take here on an idle link.
 #pragma once
 
 #include <systemc>
@@ -60,6 +65,14 @@ class Link : public sc_core::sc_module {
   tlm::tlm_sync_enum fw_down(Tlp& t, tlm::tlm_phase& phase, sc_core::sc_time& delay);
   tlm::tlm_sync_enum fw_up(Tlp& t, tlm::tlm_phase& phase, sc_core::sc_time& delay);
   void transmit(Direction& d, Tlp& t, sc_core::sc_time& delay);
+  bool dmi_up(tlm::tlm_generic_payload& gp, tlm::tlm_dmi& dmi);
+  bool dmi_down(tlm::tlm_generic_payload& gp, tlm::tlm_dmi& dmi) { return false; }
+  void transport_up(tlm::tlm_generic_payload& gp, sc_core::sc_time& delay);
+  void transport_down(tlm::tlm_generic_payload& gp, sc_core::sc_time& delay) {
+    gp.set_response_status(tlm::TLM_ADDRESS_ERROR_RESPONSE);
+  }
+  void invalidate_from_upper(sc_dt::uint64 start, sc_dt::uint64 end) { from_lower->invalidate_direct_mem_ptr(start, end); }
+  void invalidate_from_lower(sc_dt::uint64 start, sc_dt::uint64 end) { from_upper->invalidate_direct_mem_ptr(start, end); }
   void carry(Direction& d, Tlp& t, sc_core::sc_time& delay, bool duplicate);
   void log_tlp(const Direction& d, Tlp& t, const sc_core::sc_time& start, const sc_core::sc_time& arrive,
                bool duplicate);

@@ -31,25 +31,31 @@ void set_byte_enables(tlp::Header& h, uint64_t addr, size_t len) {
   }
 }
 
-// Splits [addr, addr + len) into chunks that stay inside naturally aligned `limit`-byte blocks,
-// which also keeps them off 4 KiB boundaries (limit divides 4096).
-template <typename Fn>
-void split(uint64_t addr, size_t len, unsigned limit, Fn fn) {
-  if (len == 0) {
-    fn(addr, size_t(0), size_t(0));
-    return;
-  }
-  uint64_t cur = addr;
-  const uint64_t end = addr + len;
-  while (cur < end) {
-    const uint64_t block_end = (cur / limit + 1) * limit;
-    const uint64_t chunk_end = std::min<uint64_t>(end, block_end);
-    fn(cur, size_t(chunk_end - cur), size_t(cur - addr));
-    cur = chunk_end;
-  }
-}
-
 }  // namespace
+
+bool Requester::write_transport(uint64_t addr, const uint8_t* bytes, size_t len, sc_time* sent) {
+  // One TLP's worth (an MSI is a DW): larger writes that no grant covers take the TLP path.
+  if (!transport || len == 0 || (addr & 0xfff) + len > 4096 || len > max_payload_size()) return false;
+  TlpExtension x;
+  x.hdr.type = tlp::Type::MWr;
+  set_byte_enables(x.hdr, addr, len);
+  x.hdr.requester_id = requester_id_();
+  std::vector<uint8_t> payload(size_t(x.hdr.length_dw) * 4, 0);
+  std::memcpy(payload.data() + (addr & 3), bytes, len);
+  tlm::tlm_generic_payload gp;
+  gp.set_command(tlm::TLM_WRITE_COMMAND);
+  gp.set_address(addr);
+  gp.set_data_ptr(payload.data());
+  gp.set_data_length(unsigned(payload.size()));
+  gp.set_response_status(tlm::TLM_INCOMPLETE_RESPONSE);
+  gp.set_extension(&x);
+  sc_time delay = local_offset();
+  transport(gp, delay);
+  gp.clear_extension(&x);
+  if (gp.get_response_status() != tlm::TLM_OK_RESPONSE) return false;
+  *sent = local_offset();
+  return true;
+}
 
 const char* outcome_name(Outcome o) {
   switch (o) {
@@ -64,7 +70,13 @@ const char* outcome_name(Outcome o) {
 
 Requester::Requester(sc_module_name name, SimContext& ctx, std::function<sc_time(Tlp&)> send,
                      std::function<uint16_t()> requester_id)
-    : sc_module(name), ctx_(ctx), send_(std::move(send)), requester_id_(std::move(requester_id)), tags_(256) {
+    : sc_module(name),
+      ctx_(ctx),
+      send_(std::move(send)),
+      requester_id_(std::move(requester_id)),
+      tags_(256),
+      keeper_("keeper", ctx),
+      sync_("sync") {
   SC_METHOD(on_timeout);
   sensitive << timeout_event_;
   dont_initialize();
@@ -79,9 +91,16 @@ uint64_t Requester::new_op(Done done, size_t result_len) {
 }
 
 void Requester::read(uint64_t addr, size_t len, Done done) {
+  if (fidelity_ == Fidelity::Lt) {
+    if (read_direct(addr, len, done)) return;
+    if (ahead()) {  // a TLP leaves at the device's local time
+      sync_.at(local_offset(), [this, addr, len, done = std::move(done)]() mutable { read(addr, len, std::move(done)); });
+      return;
+    }
+  }
   const uint64_t op = new_op(std::move(done), len);
   std::vector<Part> parts;
-  split(addr, len, max_read_request_size(), [&](uint64_t a, size_t n, size_t off) {
+  for_each_request_chunk(addr, len, max_read_request_size(), [&](uint64_t a, size_t n, size_t off) {
     Part p;
     p.op = op;
     p.hdr.type = tlp::Type::MRd;
@@ -95,8 +114,17 @@ void Requester::read(uint64_t addr, size_t len, Done done) {
 }
 
 sc_time Requester::write(uint64_t addr, const uint8_t* bytes, size_t len) {
+  if (fidelity_ == Fidelity::Lt) {
+    sc_time sent;
+    if (write_direct(addr, bytes, len, &sent) || write_transport(addr, bytes, len, &sent)) return sent;
+    if (ahead()) {  // a TLP leaves at the device's local time
+      const sc_time at = local_offset();
+      sync_.at(at, [this, addr, copy = std::vector<uint8_t>(bytes, bytes + len)] { write(addr, copy.data(), copy.size()); });
+      return at;
+    }
+  }
   sc_time last = SC_ZERO_TIME;
-  split(addr, len, max_payload_size(), [&](uint64_t a, size_t n, size_t off) {
+  for_each_request_chunk(addr, len, max_payload_size(), [&](uint64_t a, size_t n, size_t off) {
     tlp::Header h;
     h.type = tlp::Type::MWr;
     set_byte_enables(h, a, n);

@@ -7,21 +7,33 @@
 // the requester's own timeout timer (profile parameter cpl_timeout_ps), which reports Timeout.
 // A completion that arrives after its request timed out matches nothing and is dropped as an
 // Unexpected Completion before it reaches here (the link's monitor).
+//
+// The requester is also the DMA seam of the fidelity choice (tlm/dma.h): in lt mode its memory
+// reads and writes go through direct memory pointers the fabric grants, annotated with the
+// time their TLPs would take and completed by its quantum keeper; config and raw requests, and
+// memory accesses nothing grants, are TLPs in both modes.
 #pragma once
 
 #include <systemc>
 
+#include <algorithm>
+#include <array>
 #include <cstdint>
 #include <deque>
 #include <functional>
 #include <map>
+#include <memory>
 #include <set>
 #include <string>
+#include <unordered_map>
 #include <utility>
 #include <vector>
 
+#include "tlm/dma.h"
 #include "tlm/port.h"
+#include "tlm/quantum_keeper.h"
 #include "tlm/sim_context.h"
+#include "tlm/timed_queue.h"
 
 namespace dpusim::pcie {
 
@@ -34,6 +46,25 @@ struct Result {
   Outcome outcome = Outcome::SC;
   std::vector<uint8_t> data;  // reads: the bytes requested (all-ones where they failed)
 };
+
+// Splits [addr, addr + len) into chunks that stay inside naturally aligned `limit`-byte blocks,
+// which also keeps them off 4 KiB boundaries (limit divides 4096): fn(chunk address, length,
+// offset in the range). A zero-length range is one zero-length chunk.
+template <typename Fn>
+void for_each_request_chunk(uint64_t addr, size_t len, unsigned limit, Fn fn) {
+  if (len == 0) {
+    fn(addr, size_t(0), size_t(0));
+    return;
+  }
+  uint64_t cur = addr;
+  const uint64_t end = addr + len;
+  while (cur < end) {
+    const uint64_t block_end = (cur / limit + 1) * limit;
+    const uint64_t chunk_end = std::min<uint64_t>(end, block_end);
+    fn(cur, size_t(chunk_end - cur), size_t(cur - addr));
+    cur = chunk_end;
+  }
+}
 
 class Requester : public sc_core::sc_module {
  public:
@@ -53,8 +84,49 @@ class Requester : public sc_core::sc_module {
 
   // Memory read of `len` bytes (1..): the result holds them.
   void read(uint64_t addr, size_t len, Done done);
-  // Posted memory write; returns the time from now at which the last TLP has left the port.
+  // Posted memory write; returns the time from now at which the last TLP has left the port (in
+  // lt mode, would have: see tlm/dma.h).
   sc_core::sc_time write(uint64_t addr, const uint8_t* bytes, size_t len);
+
+  // ---- fidelity (tlm/dma.h) ----
+  // How the owner asks the fabric for a direct memory pointer: the payload carries the address,
+  // the command and a DmiRoute extension (normally the owner's Port::get_dmi). Unset: never.
+  std::function<bool(tlm::tlm_generic_payload&, tlm::tlm_dmi&)> get_dmi;
+  // How it sends a loosely timed posted write that no grant covers (an MSI): b_transport with
+  // a TlpExtension, the delay annotated on the way (normally the owner's Port::transport).
+  std::function<void(tlm::tlm_generic_payload&, sc_core::sc_time&)> transport;
+  void set_fidelity(Fidelity f);
+  Fidelity fidelity() const { return fidelity_; }
+  // Drops the grants overlapping [start, end] (the backward path's invalidate_direct_mem_ptr).
+  void invalidate_dmi(uint64_t start, uint64_t end);
+  // The local time of the requester's device (its quantum keeper's), and how far it is ahead of
+  // the kernel's: what a device doing lt work annotates its timed actions with.
+  uint64_t local_ps() const { return keeper_.local_ps(); }
+  sc_core::sc_time local_offset() const { return keeper_.offset(); }
+  // In lt mode, a completion due within the quantum may run at once, nested in the code that
+  // issued the access (its done() before read() returns), when the device's code allows it:
+  // it issues nothing after an access that depends on the access not having completed.
+  void allow_nested_completions(bool on) { keeper_.allow_nesting(on); }
+  // The loosely timed coding style (IEEE 1666-2011 §11.1.2: blocking transport with timing
+  // annotation) for a device that allows nested completions: in lt mode, when [addr, addr + len)
+  // is served directly and the read's completion (*due_ps) would run now (runs_now), read_now
+  // copies the bytes into `out` and returns true, and the caller continues at *due_ps with
+  // run_now; otherwise it does nothing and returns false, and the caller uses read().
+  // direct_due says the same without reading.
+  bool read_now(uint64_t addr, size_t len, uint8_t* out, uint64_t* due_ps);
+  bool direct_due(uint64_t addr, size_t len, uint64_t* due_ps);
+  bool runs_now(uint64_t due_ps) const { return fidelity_ == Fidelity::Lt && keeper_.runs_now(due_ps); }
+  template <typename Fn>
+  void run_now(uint64_t due_ps, Fn&& fn) {
+    keeper_.run_now(due_ps, std::forward<Fn>(fn));
+  }
+  // Runs `fn` at the device's local time + `delay`, through the quantum keeper (decoupled).
+  void post_local(const sc_core::sc_time& delay, std::function<void()> fn) {
+    keeper_.post(keeper_.local_ps() + delay.value(), std::move(fn));
+  }
+  // Accesses served directly (lt) since the start, for tests and benchmarks.
+  uint64_t direct_reads() const { return direct_reads_; }
+  uint64_t direct_writes() const { return direct_writes_; }
   // Config request (Type 0 or 1), one DW with byte enables.
   void config(bool write, bool type1, uint16_t target_id, uint16_t offset, uint8_t byte_enable,
               uint32_t value, Done done);
@@ -91,6 +163,29 @@ class Requester : public sc_core::sc_module {
     uint64_t deadline_ps = 0;
   };
 
+  struct Grant {
+    uint64_t start = 0, end = 0;  // inclusive, as tlm_dmi gives them
+    uint8_t* ptr = nullptr;       // the byte at `start`; null: DMI denied in this range
+    unsigned route = 0;           // index in routes_
+  };
+  // The grant holding `addr`, asking the fabric for one if none is cached; null if denied.
+  const Grant* grant_at(uint64_t addr);
+  // Segments of [addr, addr + len) in granted memory, or false (take the TLP path).
+  // Fills segments_.
+  bool direct_span(uint64_t addr, size_t len, unsigned* route);
+  bool read_direct(uint64_t addr, size_t len, Done& done);
+  // Copies segments_ into `out` and counts and logs a direct read issued at `issued`.
+  void take_direct(uint64_t addr, size_t len, uint8_t* out, uint64_t issued, uint64_t due);
+  bool write_direct(uint64_t addr, const uint8_t* bytes, size_t len, sc_core::sc_time* sent);
+  bool write_transport(uint64_t addr, const uint8_t* bytes, size_t len, sc_core::sc_time* sent);
+  bool ahead() const { return keeper_.local_ps() > ctx_.now_ps(); }
+  unsigned route_index(const DmiRoute& r);
+  // The route's time for an access, computed once per shape (offset in its page, length, the
+  // split limit) and profile generation.
+  uint64_t read_time(unsigned route, uint64_t addr, size_t len, unsigned mrrs);
+  uint64_t memo_key(unsigned route, uint64_t addr, size_t len, unsigned limit, bool write);
+  DmiRoute::WriteTimes write_time(unsigned route, uint64_t addr, size_t len, unsigned mps);
+
   uint64_t new_op(Done done, size_t result_len);
   void submit(Part part);
   void issue(uint8_t tag);
@@ -110,6 +205,18 @@ class Requester : public sc_core::sc_module {
   uint64_t next_op_ = 1;
   std::set<std::pair<uint64_t, uint8_t>> deadlines_;  // (deadline_ps, tag)
   sc_core::sc_event timeout_event_;
+
+  Fidelity fidelity_ = Fidelity::Tlp;
+  std::map<uint64_t, Grant> grants_;  // by start address
+  uint64_t grant_span_ = 0;           // the longest grant's end - start
+  std::array<const Grant*, 64> recent_{};  // by page number: the last grant used there
+  std::vector<std::shared_ptr<const DmiRoute>> routes_;  // distinct routes grants came with
+  std::unordered_map<uint64_t, std::pair<uint64_t, uint64_t>> memo_;  // shape -> (read ps | sent, landed)
+  uint64_t memo_generation_ = 0;
+  QuantumKeeper keeper_;
+  TimedQueue sync_;  // TLP-path accesses of a device running ahead, issued at its local time
+  uint64_t direct_reads_ = 0, direct_writes_ = 0;
+  std::vector<std::pair<uint8_t*, size_t>> segments_;  // of the access being served directly
 };
 
 }  // namespace dpusim::pcie

@@ -56,6 +56,14 @@ class SimContext {
 
   uint64_t seed() const { return seed_; }
   static uint64_t now_ps() { return sc_core::sc_time_stamp().value(); }
+  // The time of what runs now: the local time of a temporally decoupled device while its
+  // quantum keeper runs its work (tlm/quantum_keeper.h), else the kernel's. Events are logged
+  // at this time.
+  uint64_t local_ps() const { return decoupled_ ? local_ps_ : now_ps(); }
+  void set_decoupled(bool on, uint64_t local_ps = 0) {
+    decoupled_ = on;
+    local_ps_ = local_ps;
+  }
   Rng rng(std::string_view component) const { return Rng(seed_, component); }
 
   EventLog log;
@@ -72,9 +80,10 @@ class SimContext {
   std::vector<Notification> take_notifications();
   bool has_notifications() const { return !notes_.empty(); }
 
-  Event event(std::string_view path, std::string_view name) { return log.event(now_ps(), path, name); }
+  Event event(std::string_view path, std::string_view name) { return log.event(local_ps(), path, name); }
+  Event event(std::string_view path, const EventKind& kind) { return log.event(local_ps(), path, kind); }
   // An event for the trace alone (EventLog::sink_event): inactive unless a trace is written.
-  Event sink_event(std::string_view path, std::string_view name) { return log.sink_event(now_ps(), path, name); }
+  Event sink_event(std::string_view path, std::string_view name) { return log.sink_event(local_ps(), path, name); }
   // A latency as a model waits it out now: the profile's value or, under schedule exploration,
   // a draw within the parameter's declared range (tlm/explore.h).
   uint64_t latency_ps(const TimingParam& p) {
@@ -86,6 +95,8 @@ class SimContext {
  private:
   uint64_t seed_;
   std::vector<Notification> notes_;
+  bool decoupled_ = false;
+  uint64_t local_ps_ = 0;
 };
 
 }  // namespace dpusim::pcie

@@ -15,12 +15,10 @@
 
 #include <cstdint>
 #include <functional>
-#include <map>
-#include <tuple>
-#include <utility>
 
 #include "tlm/explore.h"
 #include "tlm/invariants.h"
+#include "tlm/timed_heap.h"
 
 namespace dpusim::pcie {
 
@@ -32,11 +30,12 @@ class TimedQueue : public sc_core::sc_module {
   explicit TimedQueue(sc_core::sc_module_name name, Explorer* explorer = nullptr, InvariantChecker* checker = nullptr);
   static constexpr uint64_t kMaxCallbacksPerInstant = 100000;
 
-  using Key = std::tuple<uint64_t, uint64_t, uint64_t>;  // (time ps, tie, seq)
+  using Key = TimedHeap::Key;  // (time ps, tie, seq)
   // Runs `fn` at now + `delay` (after everything already scheduled for that time with the
   // same tie key). Returns its key, for cancel().
   Key at(const sc_core::sc_time& delay, std::function<void()> fn, uint64_t tie = Explorer::kProgramOrder);
-  // Forgets a callback that has not run yet (no trace of it stays scheduled).
+  // Forgets a callback that has not run yet (no trace of it stays scheduled); `key` must be
+  // one that has not run.
   void cancel(const Key& key);
   // The tie key for a thread's next step: program order, or a drawn one under exploration.
   uint64_t tie_key() { return explorer_ ? explorer_->tie_key() : Explorer::kProgramOrder; }
@@ -48,8 +47,7 @@ class TimedQueue : public sc_core::sc_module {
   InvariantChecker* checker_;
   uint64_t instant_ps_ = 0, at_instant_ = 0;  // callbacks run at the current instant
   bool halted_ = false;
-  std::map<Key, std::function<void()>> queue_;
-  uint64_t seq_ = 0;
+  TimedHeap queue_;
   sc_core::sc_event wake_;
 };
 

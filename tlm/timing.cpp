@@ -65,6 +65,7 @@ void TimingProfile::set(const std::string& name, uint64_t value) {
     throw std::invalid_argument("timing parameter '" + name + "' = " + std::to_string(value) + " is not " +
                                 p.accept_text);
   values_[size_t(i)] = value;
+  ++generation_;
 }
 
 namespace {
@@ -80,6 +81,7 @@ const TimingParam link_dsp_width({"link.dsp.width", 16, 1, 32, "lanes", is_link_
 const TimingParam link_propagation_ps({"link.propagation_ps", 2000, 0, 1000000000, "ps"},
                                       ExploreRange::per_run(50, 200));
 const TimingParam cpl_timeout_ps({"cpl_timeout_ps", 50000000000ull, 1, 100000000000000ull, "ps"});
+const TimingParam lt_quantum_ps({"lt.quantum_ps", 1000000, 0, 1000000000000ull, "ps"});
 }  // namespace timing
 
 LinkRate link_rate(unsigned gen) {
@@ -96,6 +98,10 @@ LinkRate link_rate(unsigned gen) {
 
 uint64_t serialisation_ps(uint64_t bytes, unsigned gen, unsigned width) {
   const LinkRate r = link_rate(gen);
+  if (bytes < (uint64_t(1) << 24)) {  // the product fits 64 bits (2^24 · 8 · 130 · 10^6 < 2^64)
+    const uint64_t num = bytes * 8u * r.enc_num * 1000000u, den = uint64_t(r.enc_den) * r.mtps * width;
+    return (num + den - 1) / den;
+  }
   // 1 / (mtps × 10^6 per s) = 10^6 / mtps ps per transfer.
   const unsigned __int128 num = (unsigned __int128)bytes * 8u * r.enc_num * 1000000u;
   const unsigned __int128 den = (unsigned __int128)r.enc_den * r.mtps * width;

@@ -56,6 +56,8 @@ class TimingProfile {
   // the allowed range when it is unknown or out of range.
   void set(const std::string& name, uint64_t value);
   uint64_t get(const std::string& name) const;  // throws std::invalid_argument when unknown
+  // Counts the changes made by set(): what a model caching arithmetic on the profile checks.
+  uint64_t generation() const { return generation_; }
   // Every registered parameter, by registration index (use sorted_params() to list them).
   static const std::vector<TimingParamInfo>& params();
   static std::vector<TimingParamInfo> sorted_params();  // by name
@@ -63,6 +65,7 @@ class TimingProfile {
 
  private:
   std::vector<uint64_t> values_;
+  uint64_t generation_ = 0;
 };
 
 // The fabric's own parameters (tlm/): link generation and width on the host side and below the
@@ -70,6 +73,9 @@ class TimingProfile {
 namespace timing {
 extern const TimingParam link_host_gen, link_host_width, link_dsp_gen, link_dsp_width, link_propagation_ps;
 extern const TimingParam cpl_timeout_ps;
+// The quantum of loosely timed requesters (tlm/quantum_keeper.h): how far a device's local time
+// may run ahead of the kernel's.
+extern const TimingParam lt_quantum_ps;
 }  // namespace timing
 
 // PCIe link arithmetic (PCIe r5.0 §4.2): transfer rate and line encoding of a generation.

@@ -61,6 +61,9 @@ class EndpointConfig {
   virtual std::unique_ptr<EndpointInstance> build(pcie::SimContext& ctx, const std::string& name) const = 0;
   // One word or a few for the platform_start event ("test", "ionic p4=loopback.json").
   virtual std::string describe() const = 0;
+  // Why the kind's endpoint has no lt fidelity (EndpointBase::lt_refusal), or null: the
+  // document's "fidelity": "lt" is refused with it.
+  virtual const char* lt_refusal() const { return nullptr; }
 };
 
 struct EndpointKind {

@@ -22,6 +22,7 @@
 #include "tlm/function.h"
 #include "tlm/link.h"
 #include "net/net_end.h"
+#include "tlm/endpoint_base.h"
 #include "tlm/sim_context.h"
 
 namespace dpusim::platform {
@@ -39,6 +40,8 @@ class FamilyInstance {
   virtual pcie::Port& upstream_port() = 0;
   // The function at a component path ("switch.usp", "switch.dsp1", "ep0"), or null.
   virtual pcie::Function* function(const std::string& path) = 0;
+  // The endpoint (its DMA, its fidelity: tlm/dma.h) at a component path ("ep0"), or null.
+  virtual pcie::EndpointBase* endpoint(const std::string& path) { return nullptr; }
   // The network port of endpoint `ep`, or null when it has none.
   virtual net::NetEnd* network_port(unsigned ep) = 0;
   virtual void trace(sc_core::sc_trace_file* vcd) = 0;

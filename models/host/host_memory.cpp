@@ -23,6 +23,7 @@ uint64_t HostMemory::alloc(uint64_t size, uint64_t align) {
     throw std::runtime_error("host memory exhausted: cannot allocate " + std::to_string(size) + " bytes");
   regions_[addr] = addr + size;
   allocated_bytes_ += size;
+  if (on_change) on_change(addr, addr + size);
   return addr;
 }
 
@@ -30,6 +31,7 @@ bool HostMemory::free(uint64_t addr) {
   auto it = regions_.find(addr);
   if (it == regions_.end()) return false;
   allocated_bytes_ -= it->second - it->first;
+  if (on_change) on_change(it->first, it->second);  // before the pages go
   for (uint64_t p = it->first / kPage; p <= (it->second - 1) / kPage; ++p) {
     // A page may be shared with a neighbouring allocation: keep it then.
     const uint64_t lo = p * kPage, hi = lo + kPage;
@@ -38,6 +40,7 @@ bool HostMemory::free(uint64_t addr) {
                         (next != regions_.end() && next->first < hi);
     if (!shared) pages_.erase(p);
   }
+  recent_.fill({0, nullptr});
   regions_.erase(it);
   return true;
 }
@@ -50,15 +53,52 @@ bool HostMemory::allocated(uint64_t addr, uint64_t len) const {
   return addr >= it->first && addr + len <= it->second && addr + len > addr;
 }
 
+uint8_t* HostMemory::direct(uint64_t addr, uint64_t* start, uint64_t* end) {
+  const uint64_t page_lo = addr / kPage * kPage, page_hi = page_lo + kPage - 1;
+  auto next = regions_.upper_bound(addr);
+  if (next != regions_.begin()) {
+    auto it = std::prev(next);
+    if (addr < it->second) {
+      *start = std::max(page_lo, it->first);
+      *end = std::min(page_hi, it->second - 1);
+      return page(addr / kPage, true)->data() + (*start - page_lo);
+    }
+    *start = std::max(page_lo, it->second);
+  } else {
+    *start = page_lo;
+  }
+  *end = next == regions_.end() ? page_hi : std::min(page_hi, next->first - 1);
+  return nullptr;
+}
+
+HostMemory::Page* HostMemory::page(uint64_t number, bool create) const {
+  auto& slot = recent_[number % recent_.size()];
+  if (slot.first == number + 1) return slot.second;
+  auto it = pages_.find(number);
+  Page* p = nullptr;
+  if (it != pages_.end()) {
+    p = it->second.get();
+  } else if (create) {
+    auto& owned = const_cast<HostMemory*>(this)->pages_[number];
+    owned = std::make_unique<Page>();
+    owned->fill(0);
+    p = owned.get();
+  } else {
+    return nullptr;
+  }
+  slot = {number + 1, p};
+  return p;
+}
+
 void HostMemory::read(uint64_t addr, uint8_t* out, uint64_t len) const {
   while (len) {
-    const uint64_t page = addr / kPage, off = addr % kPage;
+    const uint64_t off = addr % kPage;
     const uint64_t n = std::min(len, kPage - off);
-    auto it = pages_.find(page);
-    if (it == pages_.end()) {
+    const Page* p = page(addr / kPage, false);
+    if (!p) {
       std::memset(out, 0, n);
     } else {
-      std::memcpy(out, it->second->data() + off, n);
+      std::memcpy(out, p->data() + off, n);
     }
     addr += n;
     out += n;
@@ -68,14 +108,9 @@ void HostMemory::read(uint64_t addr, uint8_t* out, uint64_t len) const {
 
 void HostMemory::write(uint64_t addr, const uint8_t* in, uint64_t len) {
   while (len) {
-    const uint64_t page = addr / kPage, off = addr % kPage;
+    const uint64_t off = addr % kPage;
     const uint64_t n = std::min(len, kPage - off);
-    auto& p = pages_[page];
-    if (!p) {
-      p = std::make_unique<Page>();
-      p->fill(0);
-    }
-    std::memcpy(p->data() + off, in, n);
+    std::memcpy(page(addr / kPage, true)->data() + off, in, n);
     addr += n;
     in += n;
     len -= n;

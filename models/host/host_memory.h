@@ -5,9 +5,11 @@
 
 #include <array>
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <memory>
 #include <unordered_map>
+#include <utility>
 #include <vector>
 
 namespace dpusim::host {
@@ -34,14 +36,26 @@ class HostMemory {
 
   uint64_t allocated_bytes() const { return allocated_bytes_; }
 
+  // Direct access (the root complex's DMI grants): the page holding `addr` inside its
+  // allocation, as a pointer to byte `*start` valid up to `*end` (inclusive), materialising the
+  // page; null when `addr` is in no allocation, with [*start, *end] then the unallocated gap on
+  // its page. A pointer stays valid until the range is freed (on_change says when).
+  uint8_t* direct(uint64_t addr, uint64_t* start, uint64_t* end);
+  // Called with [start, end) whenever an allocation appears or goes.
+  std::function<void(uint64_t, uint64_t)> on_change;
+
  private:
   static constexpr uint64_t kPage = 4096;
   using Page = std::array<uint8_t, kPage>;
+  // The page, through a small cache of recent look-ups (pages never move; freeing one clears
+  // the cache); create: materialise it (zeroed) if it does not exist.
+  Page* page(uint64_t number, bool create) const;
   // Looked up by page number only, never iterated: the order of an unordered map cannot leak.
   std::unordered_map<uint64_t, std::unique_ptr<Page>> pages_;
   std::map<uint64_t, uint64_t> regions_;  // start -> end (exclusive)
   uint64_t next_low_ = kLowBase, next_high_ = kHighBase;
   uint64_t allocated_bytes_ = 0;
+  mutable std::array<std::pair<uint64_t, Page*>, 16> recent_{};  // (page number + 1, page)
 };
 
 }  // namespace dpusim::host

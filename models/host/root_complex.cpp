@@ -11,6 +11,11 @@ namespace dpusim::host {
 using namespace sc_core;
 using pcie::Tlp;
 
+namespace {
+const pcie::EventCategory kMsiCategory("msi", true, "MSI/MSI-X messages the host receives (event msi)");
+const pcie::EventKind kMsiEvent("msi", kMsiCategory);
+}  // namespace
+
 RootComplex::RootComplex(sc_module_name name, pcie::SimContext& ctx, const HostSpec& spec)
     : sc_module(name),
       port("port"),
@@ -22,6 +27,9 @@ RootComplex::RootComplex(sc_module_name name, pcie::SimContext& ctx, const HostS
   requester.max_payload_size = [this] { return spec_.max_payload_size; };
   requester.tag_count = [] { return 256u; };
   port.set_receiver([this](Tlp& t) { on_receive(t); });
+  port.set_dmi_handler([this](tlm::tlm_generic_payload& gp, tlm::tlm_dmi& dmi) { return grant_dmi(gp, dmi); });
+  port.set_transport_handler([this](tlm::tlm_generic_payload& gp, sc_time& delay) { transport_msi(gp, delay); });
+  memory.on_change = [this](uint64_t start, uint64_t end) { invalidate_dmi(start, end); };
   // MSIs are instants on the host's own track in the trace.
   ctx.trace_rules.add(pcie::TraceRule::instant("msi", "host", "MSI", "MSI {requester} {data}"));
   SC_METHOD(run_submissions);
@@ -115,7 +123,71 @@ void RootComplex::on_receive(Tlp& t) {
 uint64_t RootComplex::watch_memory(uint64_t addr, uint64_t len) {
   const uint64_t id = next_watch_++;
   watches_.emplace(id, std::make_pair(addr, addr + len));
+  invalidate_dmi(addr, addr + len);  // a watched write must come as a TLP to be seen
   return id;
+}
+
+void RootComplex::unwatch_memory(uint64_t id) {
+  auto it = watches_.find(id);
+  if (it == watches_.end()) return;
+  const auto [start, end] = it->second;
+  watches_.erase(it);
+  invalidate_dmi(start, end);  // the refusal cached for it goes too
+}
+
+void RootComplex::receive_msi(const MsiEvent& ev) {
+  ++trace_msi_count;
+  trace_msi_data = ev.data;
+  if (pcie::Event e = ctx_.event(name(), kMsiEvent))
+    e.bdf("requester", ev.requester_id).hex("addr", ev.address).hex("data", ev.data);
+  if (claim_msi && claim_msi(ev)) return;
+  msis_.push_back(ev);
+  if (on_msi) on_msi(ev);
+}
+
+void RootComplex::transport_msi(tlm::tlm_generic_payload& gp, sc_time& delay) {
+  // A loosely timed MSI (tlm/dma.h): a DW write into the MSI window arriving after `delay`.
+  // Anything else is not taken this way: the sender uses TLPs.
+  const pcie::TlpExtension* x = gp.get_extension<pcie::TlpExtension>();
+  const uint64_t first = gp.get_address();
+  if (!x || !gp.is_write() || first < kMsiBase || first >= kMsiEnd || gp.get_data_length() < 4) {
+    gp.set_response_status(tlm::TLM_ADDRESS_ERROR_RESPONSE);
+    return;
+  }
+  uint32_t value = 0;
+  std::memcpy(&value, gp.get_data_ptr() + (first & 3), std::min<size_t>(4, gp.get_data_length() - (first & 3)));
+  const uint16_t requester = x->hdr.requester_id;
+  later_.at(delay, [this, requester, first, value] { receive_msi(MsiEvent{ctx_.now_ps(), requester, first, value}); });
+  gp.set_response_status(tlm::TLM_OK_RESPONSE);
+}
+
+void RootComplex::invalidate_dmi(uint64_t start, uint64_t end) {
+  // Before the simulation starts nothing can hold a grant (and the sockets may be unbound).
+  if (sc_start_of_simulation_invoked() && end > start) port.invalidate_dmi(start, end);
+}
+
+bool RootComplex::grant_dmi(tlm::tlm_generic_payload& gp, tlm::tlm_dmi& dmi) {
+  const uint64_t addr = gp.get_address();
+  if (addr >= kMsiBase && addr < kMsiEnd) {  // messages, not memory
+    dmi.set_start_address(kMsiBase);
+    dmi.set_end_address(kMsiEnd - 1);
+    return false;
+  }
+  uint64_t start = 0, end = 0;
+  uint8_t* p = memory.direct(addr, &start, &end);
+  dmi.set_start_address(start);
+  dmi.set_end_address(end);
+  if (!p) return false;  // outside allocated memory: the TLP path refuses and reports it
+  for (const auto& [id, range] : watches_)
+    if (range.first <= end && start < range.second) return false;
+  dmi.set_dmi_ptr(p);
+  dmi.allow_read_write();
+  if (auto* route = gp.get_extension<pcie::DmiRoute>()) {
+    route->read_latency = &host::timing::mem_read_ps;
+    route->max_payload_size = spec_.max_payload_size;
+    route->read_completion_boundary = spec_.read_completion_boundary;
+  }
+  return true;
 }
 
 void RootComplex::refuse_dma(const tlp::Header& h, const char* what) {
@@ -137,13 +209,8 @@ void RootComplex::serve_write(Tlp& t) {
     // An MSI/MSI-X message: a DW write of the message data (PCIe §6.1.4).
     uint32_t value = 0;
     std::memcpy(&value, pcie::data(t) + (first & 3), std::min<size_t>(4, pcie::data_len(t) - (first & 3)));
-    MsiEvent ev{ctx_.now_ps(), h.requester_id, first, value};
-    msis_.push_back(ev);
-    ++trace_msi_count;
-    trace_msi_data = value;
-    ctx_.event(name(), "msi").str("requester", tlp::bdf_str(h.requester_id)).hex("addr", first).hex("data", value);
-    if (on_msi) on_msi(ev);
     t.release();
+    receive_msi(MsiEvent{ctx_.now_ps(), h.requester_id, first, value});
     return;
   }
   const uint32_t count = pcie::request_byte_count(h);
@@ -168,7 +235,9 @@ void RootComplex::serve_write(Tlp& t) {
   for (auto it = watches_.begin(); it != watches_.end();) {
     if (first < it->second.second && it->second.first < end) {
       const uint64_t id = it->first;
+      const auto [wstart, wend] = it->second;
       it = watches_.erase(it);
+      invalidate_dmi(wstart, wend);
       if (on_memory_write) on_memory_write(id);
     } else {
       ++it;

@@ -7,6 +7,12 @@
 // Boundary after the memory latency, writes to the MSI window (0xFEE00000..0xFEEFFFFF) turned
 // into MSI events. DMA outside allocated memory is refused (a read gets UR, a write is dropped),
 // logged, and reported to the invariant checker.
+//
+// Devices in lt mode (tlm/dma.h) get direct memory pointers into allocated host memory, a page
+// (or the part of it one allocation covers) at a time; the MSI window and ranges a driver
+// watches are refused, so those accesses stay TLPs; MSIs in lt mode come as loosely timed
+// writes (b_transport) and are received at the time their TLP would have arrived. Grants are invalidated when memory is
+// allocated or freed and when a watch is set or ends.
 #pragma once
 
 #include <systemc>
@@ -73,10 +79,13 @@ class RootComplex : public sc_core::sc_module {
   // on_memory_write with the watch's id, at the moment it lands (a CPU polling the location
   // sees the change then). One-shot.
   uint64_t watch_memory(uint64_t addr, uint64_t len);
-  void unwatch_memory(uint64_t id) { watches_.erase(id); }
+  void unwatch_memory(uint64_t id);
   std::function<void(uint64_t id)> on_memory_write;
 
   const std::vector<MsiEvent>& msis() const { return msis_; }
+  // A driver running in C++ (models/guest) claims the MSIs of its queues: returning true, the
+  // message is its, and is neither kept in msis() nor passed to on_msi. Asked first.
+  std::function<bool(const MsiEvent&)> claim_msi;
   std::function<void(const MsiEvent&)> on_msi;  // the platform forwards them to Python
 
   uint32_t trace_msi_count = 0;
@@ -89,6 +98,10 @@ class RootComplex : public sc_core::sc_module {
   void serve_write(pcie::Tlp& t);
   void serve_read(pcie::Tlp& t);
   void refuse_dma(const tlp::Header& h, const char* what);
+  bool grant_dmi(tlm::tlm_generic_payload& gp, tlm::tlm_dmi& dmi);
+  void transport_msi(tlm::tlm_generic_payload& gp, sc_core::sc_time& delay);
+  void receive_msi(const MsiEvent& ev);
+  void invalidate_dmi(uint64_t start, uint64_t end);
 
   pcie::SimContext& ctx_;
   HostSpec spec_;

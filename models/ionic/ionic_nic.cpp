@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cstring>
 
+#include "ionic/ionic_events.h"
 #include "ionic/ionic_timing.h"
 #include "ionic/le_bytes.h"
 #include "net/wire.h"
@@ -62,7 +63,7 @@ IonicNic::IonicNic(sc_module_name name, pcie::SimContext& ctx, const NicOptions&
     tx_slot_.take([this](NicFrame& f) {
       if (!inband_->claim(f)) return false;
       ++counters_.inband_frames;
-      ctx_.event(this->name(), "inband_frame").u64("len", f.bytes.size()).str("dst", mac_text(inband_->mac()));
+      ctx_.event(this->name(), events::inband_frame).u64("len", f.bytes.size()).str("dst", mac_text(inband_->mac()));
       return true;
     });
   }
@@ -76,7 +77,7 @@ IonicNic::IonicNic(sc_module_name name, pcie::SimContext& ctx, const NicOptions&
       drop(f, reason);
     };
     hooks.observe = [this](size_t len, const P4Verdict& v) {
-      auto e = ctx_.event(this->name(), "p4_verdict");
+      auto e = ctx_.event(this->name(), events::p4_verdict);
       e.u64("in_port", v.in_port).u64("len", len);
       if (v.dropped) e.str("dropped", v.reason);
       else e.u64("egress_port", v.port);

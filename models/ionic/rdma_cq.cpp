@@ -4,6 +4,7 @@
 
 #include "dpusim/p4/rdma/verbs.h"
 #include "ionic/dma_io.h"
+#include "ionic/ionic_events.h"
 #include "ionic/le_bytes.h"
 #include "ionic/rdma_engine.h"
 
@@ -67,7 +68,7 @@ void RdmaEngine::post_npg(uint32_t cq_id, uint32_t qid, uint64_t wqe_id, uint8_t
 }
 
 void RdmaEngine::post_send_completion(Qp& qp, uint32_t qid, const Wqe& wqe, uint8_t status) {
-  env_.ctx.event(env_.path, "rdma_wc").u64("qp", qid).str("op", p4::rdma::ionic_op_name(wqe.op))
+  env_.ctx.event(env_.path, events::rdma_wc).u64("qp", qid).str("op", p4::rdma::ionic_op_name(wqe.op))
       .u64("wqe_id", wqe.id).str("status", ionic_wc_status_name(status));
   // RC and UC retire every WQE by a running MSN (from 1), signalled or not, errors included;
   // UD and GSI post a completion by SQ index only when signalled (or to report an error).

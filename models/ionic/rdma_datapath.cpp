@@ -7,6 +7,7 @@
 
 #include "dpusim/p4/rdma/verbs.h"
 #include "ionic/dma_io.h"
+#include "ionic/ionic_events.h"
 #include "ionic/ionic_timing.h"
 #include "ionic/le_bytes.h"
 #include "ionic/rdma_engine.h"
@@ -91,7 +92,7 @@ void RdmaEngine::sq_next(uint32_t qid) {
 void RdmaEngine::execute(uint32_t qid, uint64_t gen, const Wqe& wqe, uint64_t wqe_bus, std::function<void()> next) {
   Qp& qp = *live_qp(qid, gen);  // the caller checked
   ++counters_.wqes;
-  env_.ctx.event(env_.path, "rdma_wqe").u64("qp", qid).str("op", ionic_op_name(wqe.op)).u64("wqe_id", wqe.id)
+  env_.ctx.event(env_.path, events::rdma_wqe).u64("qp", qid).str("op", ionic_op_name(wqe.op)).u64("wqe_id", wqe.id)
       .boolean("signaled", wqe.signaled());
   // Local operations: never on the wire, always completed by SQ index.
   if (wqe.op == IONIC_V1_OP_LOCAL_INV) {
@@ -195,7 +196,7 @@ void RdmaEngine::decide_now(WorkPtr w) {
   StagedMemory memory(mrs_, std::move(staged), remote(qp), w->wqe.rkey, w->wqe.remote_va);
   const Decision d = path_->post_send(wr, env_.ctx.now_ps(), memory);
   {
-    auto e = env_.ctx.event(env_.path, "rdma_p4");
+    auto e = env_.ctx.event(env_.path, events::rdma_p4);
     e.u64("qp", w->qid).str("op", ionic_op_name(w->wqe.op)).str("action", action_name(d.action));
     if (d.action == Action::kFail) e.str("reason", fail_reason_name(d.reason));
   }
@@ -342,7 +343,7 @@ void RdmaEngine::deliver_recv(uint32_t dst_qp, uint32_t src_qp, std::shared_ptr<
     }
     put_be32(body + CQE_RECV_SRC_QPN_OP, qpn_op);
     put_be32(body + CQE_RECV_IMM, imm);
-    env_.ctx.event(env_.path, "rdma_recv").u64("qp", dst_qp).u64("src_qp", src_qp).u64("len", copied)
+    env_.ctx.event(env_.path, events::rdma_recv).u64("qp", dst_qp).u64("src_qp", src_qp).u64("len", copied)
         .str("status", ionic_wc_status_name(status));
     post_cqe(dq.rq_cq, body, truncated ? status : copied, IONIC_V1_CQE_TYPE_RECV, dst_qp, truncated);
     done(true);

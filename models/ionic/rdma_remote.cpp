@@ -4,6 +4,7 @@
 
 #include "dpusim/p4/rdma/verbs.h"
 #include "ionic/dma_io.h"
+#include "ionic/ionic_events.h"
 #include "ionic/le_bytes.h"
 #include "ionic/rdma_work.h"
 
@@ -155,7 +156,7 @@ void RdmaEngine::post_remote(WorkPtr w) {
     trace_pending = uint32_t(pending_.size());
     const Qp* q = live_qp(pend->qp, pend->gen);
     if (!q) return;
-    env_.ctx.event(env_.path, "rdma_wc").u64("qp", pend->qp).str("op", ionic_op_name(pend->wqe.op))
+    env_.ctx.event(env_.path, events::rdma_wc).u64("qp", pend->qp).str("op", ionic_op_name(pend->wqe.op))
         .u64("wqe_id", pend->wqe.id).str("status", ionic_wc_status_name(IONIC_STS_RETRY_EXCEEDED));
     if (pend->use_msn) post_msn(q->sq_cq, pend->qp, pend->msn, IONIC_STS_RETRY_EXCEEDED);
     else post_npg(q->sq_cq, pend->qp, pend->wqe.id, IONIC_STS_RETRY_EXCEEDED);
@@ -197,7 +198,7 @@ void RdmaEngine::handle_message(unsigned src, const Bytes& msg) {
     }
     const Qp* q = live_qp(p->qp, p->gen);
     if (!q) return;
-    env_.ctx.event(env_.path, "rdma_wc").u64("qp", p->qp).str("op", ionic_op_name(p->wqe.op)).u64("wqe_id", p->wqe.id)
+    env_.ctx.event(env_.path, events::rdma_wc).u64("qp", p->qp).str("op", ionic_op_name(p->wqe.op)).u64("wqe_id", p->wqe.id)
         .str("status", ionic_wc_status_name(status));
     if (p->use_msn) post_msn(q->sq_cq, p->qp, p->msn, status);
     else if (p->wqe.signaled() || status != IONIC_STS_OK) post_npg(q->sq_cq, p->qp, p->wqe.id, status);

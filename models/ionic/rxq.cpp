@@ -4,6 +4,7 @@
 // and the queue's interrupt asserted once no frame or no buffer is left. A frame longer than
 // the buffer it would go into is dropped (EMSGSIZE) and the buffer stays posted; a frame that
 // finds the inbox full is dropped (ENOSPC).
+#include "ionic/ionic_events.h"
 #include "ionic/ionic_nic.h"
 #include "ionic/ionic_timing.h"
 #include "ionic/le_bytes.h"
@@ -77,7 +78,7 @@ void IonicNic::rx_next(bool delivered) {
       Comp comp{};
       put_le16(&comp[COMP_INDEX], q.head);
       put_le16(&comp[RXQ_COMP_LEN], uint16_t(f->bytes.size()));
-      ctx_.event(name(), "rx_frame").u64("index", q.head).u64("len", f->bytes.size());
+      ctx_.event(name(), events::rx_frame).u64("index", q.head).u64("len", f->bytes.size());
       post_completion(q, ETH_COMP_BYTES, comp);
       q.head = uint16_t((q.head + 1) % q.depth);
       ++counters_.rx_frames;

@@ -5,6 +5,7 @@
 // gathered or not (without one the driver's watchdog resets the queue), and the queue's
 // interrupt asserted once the pass is done (rocm-ernic's eth_txq_service).
 #include "ionic/dma_io.h"
+#include "ionic/ionic_events.h"
 #include "ionic/ionic_nic.h"
 #include "ionic/ionic_timing.h"
 #include "ionic/le_bytes.h"
@@ -36,7 +37,7 @@ void IonicNic::tx_next(uint32_t qid) {
       } else {
         ++counters_.tx_frames;
         ++trace_tx_frames_;
-        ctx_.event(name(), "tx_frame").u64("qid", qid).u64("index", q.head).u64("len", frame.size());
+        ctx_.event(name(), events::tx_frame).u64("qid", qid).u64("index", q.head).u64("len", frame.size());
         from_guest(NicFrame{std::move(frame), 0, false});
       }
       tx_complete(qid);

@@ -5,7 +5,10 @@
 // sender is a peer with no rate of its own (default 100 Gb/s when neither has one).
 //
 // Every frame entering the wire is logged ("frame"), written to the wire's pcap if it has one,
-// and counted sent in the platform's frame ledger; until it arrives it is in flight.
+// and counted sent in the platform's frame ledger; until it arrives it is in flight. When the
+// log does not write the frame category (`--log summary`), the wire logs instead how many
+// frames and bytes went each way in each simulated second ("frame_counters"), at the first frame
+// of a later second and at the end of the run.
 #pragma once
 
 #include <systemc>
@@ -31,11 +34,12 @@ class Wire : public sc_core::sc_module {
   NetEnd& b() { return b_; }
   NetEnd& other(const NetEnd& end) { return &end == &a_ ? b_ : a_; }
 
-  // `from` puts `bytes` on the wire toward the other end. Returns the frame's id.
-  uint64_t send(NetEnd& from, std::vector<uint8_t> bytes);
+  // `from` puts `bytes` on the wire toward the other end, no earlier than now + `delay` (the
+  // local time offset of a temporally decoupled sender, tlm/dma.h). Returns the frame's id.
+  uint64_t send(NetEnd& from, std::vector<uint8_t> bytes, const sc_core::sc_time& delay = sc_core::SC_ZERO_TIME);
   uint64_t in_flight() const { return in_flight_; }
-  // Flushes and closes the capture (the end of the run).
-  void close_capture() { pcap_.reset(); }
+  // The end of the run: the last second's counters logged, the capture flushed and closed.
+  void finish();
   uint64_t line_rate_mbps(const NetEnd& from) const;
 
   uint32_t trace_frames = 0;  // frames that entered the wire (VCD)
@@ -49,6 +53,12 @@ class Wire : public sc_core::sc_module {
   std::unique_ptr<p4::PcapWriter> pcap_;  // classic pcap, nanosecond timestamps
   sc_core::sc_time busy_until_[2];
   uint64_t in_flight_ = 0;
+  struct Counters {
+    uint64_t second = 0;
+    uint64_t frames[2] = {0, 0}, bytes[2] = {0, 0};  // a to b, b to a
+  } counters_;
+  void count(unsigned dir, size_t len);
+  void log_counters();
 };
 
 // The serialisation time of a frame of `len` bytes at `mbps`, in ps (rounded up).

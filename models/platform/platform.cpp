@@ -69,7 +69,10 @@ Platform::Platform(const PlatformSpec& spec, const Outputs& outputs) : spec_(spe
   pcie::SimContext& ctx = *ctx_;
   for (const auto& [name, value] : spec.timing) ctx.timing.set(name, value);
   if (spec.explore) ctx.explore.enable(spec.explore_only);
-  if (outputs.event_log.empty()) {
+  ctx.log.set_filter(spec.log.mask());
+  if (spec.log.level == pcie::LogLevel::None) {
+    ctx.log.open_digest();
+  } else if (outputs.event_log.empty()) {
     ctx.log.open_memory();
   } else {
     ctx.log.open_file(outputs.event_log);
@@ -89,6 +92,11 @@ Platform::Platform(const PlatformSpec& spec, const Outputs& outputs) : spec_(spe
     pcie::Event start = ctx.event("platform", "platform_start");
     start.u64("seed", spec.seed).u64("slots", slots).str("endpoints", kinds);
     if (spec.explore) start.str("explore", explore_knobs_text(spec));  // only then: a nominal log is unchanged
+    // Likewise only when not the defaults, so that every run made before they existed keeps its
+    // log. With none, what is hashed is the summary stream, and says so.
+    if (spec.log.level == pcie::LogLevel::None) start.str("log", "summary");
+    else if (spec.log.level != pcie::LogLevel::All || !spec.log.omit.empty()) start.str("log", spec.log.describe());
+    if (spec.fidelity != pcie::Fidelity::Tlp) start.str("fidelity", pcie::fidelity_name(spec.fidelity));
   }
 
   host_ = new host::RootComplex("host", ctx, spec.host);
@@ -100,6 +108,12 @@ Platform::Platform(const PlatformSpec& spec, const Outputs& outputs) : spec_(spe
     n.status = int(ev.data);
     ctx_->post(std::move(n));
   };
+  host_->claim_msi = [this](const host::MsiEvent& ev) {
+    for (const auto& g : guests_)
+      if (g->on_msi(ev)) return true;
+    return false;
+  };
+  guest_timer_ = new pcie::TimedQueue("guest");
   host_->on_memory_write = [this](uint64_t id) {
     pcie::Notification n(host::kMemoryWriteNotification);
     n.token = id;
@@ -117,6 +131,54 @@ Platform::Platform(const PlatformSpec& spec, const Outputs& outputs) : spec_(spe
   build_wires();
   build_mesh();
   if (spec.vcd && !outputs.vcd.empty()) build_traces();
+  if (spec.fidelity != pcie::Fidelity::Tlp)
+    for (pcie::EndpointBase* ep : endpoint_bases()) ep->set_fidelity(spec.fidelity);
+}
+
+std::vector<pcie::EndpointBase*> Platform::endpoint_bases() {
+  std::vector<pcie::EndpointBase*> out;
+  const unsigned n = family_ ? spec_.family->endpoints() : unsigned(endpoints_.size());
+  for (unsigned i = 0; i < n; ++i)
+    if (pcie::EndpointBase* ep = endpoint_base("ep" + std::to_string(i))) out.push_back(ep);
+  return out;
+}
+
+pcie::EndpointBase* Platform::endpoint_base(const std::string& path) {
+  if (family_) return family_->endpoint(path);
+  if (path.size() < 3 || path.rfind("ep", 0) != 0 || path.find_first_not_of("0123456789", 2) != std::string::npos ||
+      path.size() > 4)
+    return nullptr;
+  const unsigned i = unsigned(std::stoul(path.substr(2)));
+  return i < endpoints_.size() && endpoints_[i] ? &endpoints_[i]->endpoint() : nullptr;
+}
+
+uint64_t Platform::attach_guest_net(guest::GuestNetSpec spec) {
+  for (const auto& g : guests_)
+    if (g->name() == spec.name) throw std::invalid_argument("a C++ driver named " + spec.name + " is already attached");
+  const uint64_t id = guests_.size() + 1;
+  guests_.push_back(std::make_unique<guest::GuestNet>(*ctx_, *host_, *guest_timer_, id, std::move(spec)));
+  return id;
+}
+
+guest::GuestNet& Platform::guest_net(uint64_t id) {
+  if (id == 0 || id > guests_.size()) throw std::invalid_argument("no C++ driver " + std::to_string(id));
+  return *guests_[id - 1];
+}
+
+void Platform::set_fidelity(pcie::Fidelity f, const std::string& path) {
+  if (path.empty()) {
+    // All or none: an endpoint without the mode refuses before any is switched.
+    for (pcie::EndpointBase* ep : endpoint_bases()) ep->check_fidelity(f);
+    for (pcie::EndpointBase* ep : endpoint_bases()) ep->set_fidelity(f);
+    return;
+  }
+  pcie::EndpointBase* ep = endpoint_base(path);
+  if (!ep) {
+    std::string known;
+    for (pcie::EndpointBase* e : endpoint_bases()) known += (known.empty() ? "" : ", ") + std::string(e->name());
+    throw std::invalid_argument("no endpoint '" + path + "' (endpoints: " + (known.empty() ? "none" : known) + ")");
+  }
+  ep->set_fidelity(f);
 }
 
 void Platform::build_test_topology(pcie::Link& host_link) {
@@ -166,8 +228,9 @@ void Platform::build_wires() {
     };
     net::NetEnd& a = end(spec_.wires[i].a);
     net::NetEnd& b = end(spec_.wires[i].b);
-    const std::string pcap =
-        outputs_.pcap_dir.empty() ? "" : outputs_.pcap_dir + "/" + wire_file_name(unsigned(i), spec_.wires[i]);
+    const std::string pcap = outputs_.pcap_dir.empty() || !spec_.pcap
+                                 ? ""
+                                 : outputs_.pcap_dir + "/" + wire_file_name(unsigned(i), spec_.wires[i]);
     wires_.push_back(new net::Wire(("wire" + std::to_string(i)).c_str(), *ctx_, unsigned(i), a, b, pcap));
   }
 }
@@ -330,7 +393,7 @@ void Platform::finish() {
     for (const net::Wire* w : wires_) in_flight += w->in_flight();
     ctx_->checker.check_frame_conservation(now_ps(), in_flight);
   }
-  for (net::Wire* w : wires_) w->close_capture();
+  for (net::Wire* w : wires_) w->finish();
   ctx_->checker.check_outstanding(now_ps(), ctx_->timing.get(pcie::timing::cpl_timeout_ps));
   if (ctx_->explore.enabled()) {
     pcie::Event e = ctx_->event("platform", "explore");

@@ -20,6 +20,7 @@
 #include <vector>
 
 #include "device/family.h"
+#include "guest/virtio_net_guest.h"
 #include "tlm/link.h"
 #include "switch/pcie_switch.h"
 #include "net/peers.h"
@@ -57,6 +58,12 @@ class Platform {
   EndpointInstance* endpoint(unsigned slot) { return slot < endpoints_.size() ? endpoints_[slot].get() : nullptr; }
   // The function at a component path ("switch.usp", "switch.dsp3", "ep2"), or null.
   pcie::Function* function(const std::string& path);
+  // The endpoint at a path ("ep2"), or null; every endpoint, in index order.
+  pcie::EndpointBase* endpoint_base(const std::string& path);
+  std::vector<pcie::EndpointBase*> endpoint_bases();
+  // The fidelity of one endpoint's DMA (`path` "ep0"), or of every endpoint (`path` empty), from
+  // now on (tlm/dma.h). Throws std::invalid_argument naming an unknown endpoint.
+  void set_fidelity(pcie::Fidelity f, const std::string& path);
 
   // Runs until a notification is waiting, `until_ps` is reached, or nothing is left to run.
   void advance(uint64_t until_ps);
@@ -74,6 +81,11 @@ class Platform {
   unsigned wires() const { return unsigned(wires_.size()); }
   // The mesh (null when the document names none).
   net::Mesh* mesh() { return mesh_; }
+
+  // A virtio-net driver datapath in C++ taking over a device's data queues (models/guest);
+  // returns its id. Throws std::invalid_argument for a bad hand-over.
+  uint64_t attach_guest_net(guest::GuestNetSpec spec);
+  guest::GuestNet& guest_net(uint64_t id);  // throws std::invalid_argument if there is none
 
   // Ends the run: the device family's shutdown (which may advance simulated time), the frame
   // ledger checked, the VCD closed (with its fixed date), the log flushed. Nothing may run
@@ -107,6 +119,8 @@ class Platform {
   std::vector<std::unique_ptr<pcie::Port>> empty_ports_;  // far ends of empty slots' links
   std::vector<sc_core::sc_object*> owned_;  // modules, deleted with the platform
   sc_core::sc_trace_file* vcd_ = nullptr;
+  pcie::TimedQueue* guest_timer_ = nullptr;  // the C++ guest drivers' timers
+  std::vector<std::unique_ptr<guest::GuestNet>> guests_;
   std::unique_ptr<pcie::TraceWriter> trace_;
   uint64_t next_token_ = 1;
   bool finished_ = false;

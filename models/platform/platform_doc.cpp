@@ -108,6 +108,35 @@ void parse_wires(const json& wires, PlatformSpec& spec) {
   }
 }
 
+// "log": "all" | "summary" | "none", or {"level": ..., "keep": [CATEGORY...], "omit": [...]}.
+pcie::LogFilter parse_log(const json& v) {
+  pcie::LogFilter f;
+  const json* level = &v;
+  if (v.is_object()) {
+    only_keys(v, "$.outputs.log", {"level", "keep", "omit"});
+    static const json all = "all";
+    level = v.contains("level") ? &v["level"] : &all;
+    for (const char* key : {"keep", "omit"}) {
+      if (!v.contains(key)) continue;
+      const std::string path = std::string("$.outputs.log.") + key;
+      if (!v[key].is_array()) throw DocError(path, "must be an array of event category names");
+      for (size_t i = 0; i < v[key].size(); ++i)
+        (key[0] == 'k' ? f.keep : f.omit).push_back(string_at(v[key][i], path + "[" + std::to_string(i) + "]"));
+    }
+  } else if (!v.is_string()) {
+    throw DocError("$.outputs.log",
+                   "must be \"all\", \"summary\", \"none\" or {\"level\": ..., \"keep\": [...], \"omit\": [...]}");
+  }
+  const std::string level_path = v.is_object() ? "$.outputs.log.level" : "$.outputs.log";
+  try {
+    f.level = pcie::LogFilter::parse_level(string_at(*level, level_path));
+    f.check();
+  } catch (const std::invalid_argument& e) {
+    throw DocError(v.is_object() ? "$.outputs.log" : level_path, e.what());
+  }
+  return f;
+}
+
 // "explore": true | false | {"only": [KNOB, ...]}. A knob is a timing parameter with an
 // exploration range, "ties" (the order of the application threads' same-time steps), or one
 // of the host runtime's ("host.*" that is not a timing parameter, "choice.*"), which the
@@ -197,7 +226,7 @@ PlatformSpec parse_platform_doc(const std::string& text, const DocContext& doc_c
     throw DocError("$", std::string("not valid JSON: ") + e.what());
   }
   if (!doc.is_object()) throw DocError("$", "must be a JSON object");
-  only_keys(doc, "$", {"seed", "host", "topology", "timing", "outputs", "wires", "explore", "mesh"});
+  only_keys(doc, "$", {"seed", "host", "topology", "timing", "outputs", "wires", "explore", "mesh", "fidelity"});
   PlatformSpec spec;
   if (doc.contains("seed")) spec.seed = uint_at(doc["seed"], "$.seed", 0, UINT64_MAX);
 
@@ -254,11 +283,29 @@ PlatformSpec parse_platform_doc(const std::string& text, const DocContext& doc_c
 
   if (doc.contains("outputs")) {
     const json& o = object_at(doc, "outputs", "$");
-    only_keys(o, "$.outputs", {"vcd"});
+    only_keys(o, "$.outputs", {"vcd", "pcap", "log"});
     if (o.contains("vcd")) {
       bool_at(o["vcd"], "$.outputs.vcd");
       spec.vcd = o["vcd"].get<bool>();
     }
+    if (o.contains("pcap")) {
+      bool_at(o["pcap"], "$.outputs.pcap");
+      spec.pcap = o["pcap"].get<bool>();
+    }
+    if (o.contains("log")) spec.log = parse_log(o["log"]);
+  }
+  if (doc.contains("fidelity")) {
+    const std::string f = string_at(doc["fidelity"], "$.fidelity");
+    try {
+      spec.fidelity = pcie::parse_fidelity(f);
+    } catch (const std::invalid_argument& e) {
+      throw DocError("$.fidelity", e.what());
+    }
+    if (spec.fidelity == pcie::Fidelity::Lt)
+      for (size_t i = 0; i < spec.slots.size(); ++i)
+        if (spec.slots[i] && spec.slots[i]->config->lt_refusal())
+          throw DocError("$.fidelity", "slot " + std::to_string(i) + " (" + spec.slots[i]->config->describe() +
+                                           "): " + spec.slots[i]->config->lt_refusal());
   }
   return spec;
 }

@@ -16,6 +16,8 @@
 #include "device/doc_error.h"
 #include "device/endpoint_kind.h"
 #include "host/root_complex.h"
+#include "tlm/dma.h"
+#include "tlm/log_filter.h"
 
 namespace dpusim::platform {
 
@@ -43,6 +45,10 @@ struct PlatformSpec {
   std::vector<unsigned> mesh;  // the mesh's members (endpoint indexes), node i = mesh[i]
   std::vector<std::pair<std::string, uint64_t>> timing;  // overrides, in name order (a JSON object's)
   bool vcd = true;
+  bool pcap = true;  // one capture per wire
+  pcie::LogFilter log;  // "outputs": {"log": ...}
+  // "fidelity": every endpoint's DMA at the start (tlm/dma.h); a scenario may switch one.
+  pcie::Fidelity fidelity = pcie::Fidelity::Tlp;
   // Schedule exploration (tlm/explore.h): off, on for every knob, or on for the knobs named.
   bool explore = false;
   std::optional<std::set<std::string>> explore_only;

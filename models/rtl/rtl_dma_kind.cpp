@@ -37,6 +37,7 @@ class RtlDmaConfig : public platform::EndpointConfig {
     return std::make_unique<RtlDmaInstance>(ctx, name);
   }
   std::string describe() const override { return "rtl_dma"; }
+  const char* lt_refusal() const override { return TlpStreamEndpoint::kNoLtMode; }
 };
 #endif
 

@@ -2,6 +2,7 @@
 #include "switch/pcie_switch.h"
 
 #include "tlm/completer.h"
+#include "tlm/dma.h"
 #include "tlm/pci_regs.h"
 
 namespace dpusim::sw {
@@ -38,6 +39,9 @@ PcieSwitch::PcieSwitch(sc_module_name name, pcie::SimContext& ctx, const SwitchS
   pcie::add_pm_cap(usp_->cfg, 0x0003);
   usp_->cfg.seal();
   up.set_receiver([this](Tlp& t) { receive(kUp, t); });
+  up.set_invalidate_handler([this](uint64_t start, uint64_t end) {
+    for (auto& d : down) d->invalidate_dmi(start, end + 1);
+  });
 
   for (unsigned i = 0; i < dsp_links.size(); ++i) {
     down.push_back(std::make_unique<pcie::Port>(("down" + std::to_string(i)).c_str()));
@@ -56,6 +60,13 @@ PcieSwitch::PcieSwitch(sc_module_name name, pcie::SimContext& ctx, const SwitchS
     pcie::add_pm_cap(dsp->cfg, 0x0003);
     dsp->init_slot(i < spec.occupied.size() && spec.occupied[i]);
     down.back()->set_receiver([this, i](Tlp& t) { receive(int(i), t); });
+    down.back()->set_dmi_handler(
+        [this, i](tlm::tlm_generic_payload& gp, tlm::tlm_dmi& dmi) { return dmi_from_below(i, gp, dmi); });
+    down.back()->set_transport_handler([this, i](tlm::tlm_generic_payload& gp, sc_time& delay) {
+      if (!upstream_from(i, gp.get_address())) return gp.set_response_status(tlm::TLM_ADDRESS_ERROR_RESPONSE);
+      delay += traversal();
+      up.transport(gp, delay);
+    });
     dsps_.push_back(std::move(dsp));
   }
 }
@@ -88,6 +99,26 @@ void PcieSwitch::complete_config(int ingress, Tlp& t, Bridge& fn) {
   Tlp* cpl = pcie::make_config_completion(ctx_.pool, h, h.target_id, tlp::CplStatus::SC, value);
   t.release();
   port(ingress).send(*cpl, traversal());
+  // Bus Master Enable and the windows decide where DMA goes: grants made under the old values
+  // are withdrawn (conservatively, on every write to a bridge).
+  if (h.type == tlp::Type::CfgWr0)
+    for (auto& d : down) d->invalidate_dmi(0, ~uint64_t(0));
+}
+
+bool PcieSwitch::dmi_from_below(unsigned ingress, tlm::tlm_generic_payload& gp, tlm::tlm_dmi& dmi) {
+  // Granted only where a memory request would go upstream (route_memory): not into a window
+  // of any downstream port (peer-to-peer stays TLPs), with Bus Master Enable on both ports.
+  pcie::DmiRoute* route = gp.get_extension<pcie::DmiRoute>();
+  if (!route || route->hops.size() >= pcie::DmiRoute::kMaxHops || !upstream_from(ingress, gp.get_address())) return false;
+  route->hops.push_back(pcie::DmiHop{nullptr, &sw::timing::switch_traversal_ps});
+  return up.get_dmi(gp, dmi);
+}
+
+bool PcieSwitch::upstream_from(unsigned ingress, uint64_t addr) const {
+  if (!dsps_[ingress]->bus_master() || !usp_->bus_master()) return false;
+  for (const auto& dsp : dsps_)
+    if (dsp->in_windows(addr)) return false;
+  return true;
 }
 
 void PcieSwitch::route_config(int ingress, Tlp& t) {

@@ -14,6 +14,8 @@
 //  - completions by requester ID bus, down to the port covering it, else up;
 //  - non-posted requests that nothing claims get UR from the dummy; posted ones are dropped and
 //    counted ("posted_dropped").
+// Direct memory requests and loosely timed writes from below (tlm/dma.h) go up where a memory
+// request would, and every config write to the switch's functions withdraws the grants below it.
 #pragma once
 
 #include <systemc>
@@ -60,6 +62,9 @@ class PcieSwitch : public sc_core::sc_module {
   void route_memory(int ingress, pcie::Tlp& t);
   void route_completion(int ingress, pcie::Tlp& t);
   void forward(int egress, pcie::Tlp& t);
+  bool dmi_from_below(unsigned ingress, tlm::tlm_generic_payload& gp, tlm::tlm_dmi& dmi);
+  // Whether a memory request from below port `ingress` for `addr` goes upstream (route_memory).
+  bool upstream_from(unsigned ingress, uint64_t addr) const;
   void complete_config(int ingress, pcie::Tlp& t, Bridge& fn);
   // The dummy function: UR for a non-posted request, a counted drop for a posted one.
   void unsupported(int ingress, pcie::Tlp& t, const char* reason);

@@ -1,5 +1,7 @@
 // The offload engine's datapath on split rings (see vnet_endpoint.h): one queue is serviced
 // at a time per queue, entry after entry, each step a DMA whose completion continues it.
+// Its own delays go through after() and its frames leave at the local time, so in lt mode
+// (tlm/dma.h) the whole chain runs temporally decoupled on the endpoint's quantum keeper.
 #include "net/wire.h"
 #include "vnet/virtio_spec.h"
 #include "vnet/vnet_endpoint.h"
@@ -9,6 +11,13 @@ namespace dpusim::vnet {
 
 using namespace sc_core;
 using namespace dpusim::virtio;
+
+namespace datapath_event {
+const pcie::EventCategory vq("vq", false, "the virtio-net datapath's per-frame events: doorbells, frames taken "
+                                          "from and put in virtqueues, used-ring updates, their interrupts, drops");
+const pcie::EventKind doorbell("doorbell", vq), vq_frame("vq_frame", vq), vq_used("vq_used", vq),
+    vq_interrupt("vq_interrupt", vq), rx_drop("rx_drop", vq), tx_drop("tx_drop", vq);
+}  // namespace datapath_event
 
 namespace {
 // The largest transmit chain read (a TSO frame of 64 KiB and its header); longer ones are
@@ -69,11 +78,11 @@ void VnetEndpoint::next_entry(Vq& vq) {
 void VnetEndpoint::complete_used(Vq& vq, const std::vector<std::pair<uint32_t, uint32_t>>& elems) {
   vq.ring.publish_used(vq.used_idx, elems);
   vq.used_idx = uint16_t(vq.used_idx + elems.size());
-  ctx_.event(name(), "vq_used").u64("ep", index_).u64("vq", vq.index).u64("used_idx", vq.used_idx);
+  ctx_.event(name(), datapath_event::vq_used).u64("ep", index_).u64("vq", vq.index).u64("used_idx", vq.used_idx);
   const uint16_t vector = vq.ring.conf().msix;
   if (vector == VIRTIO_MSI_NO_VECTOR || (vq.avail_flags & VRING_AVAIL_F_NO_INTERRUPT)) return;
   const char* outcome = msix().raise(vector);
-  ctx_.event(name(), "vq_interrupt").u64("vq", vq.index).u64("vector", vector).str("outcome", outcome);
+  ctx_.event(name(), datapath_event::vq_interrupt).u64("vq", vq.index).u64("vector", vector).str("outcome", outcome);
 }
 
 void VnetEndpoint::device_error(Vq& vq, const std::string& reason) {
@@ -97,23 +106,26 @@ void VnetEndpoint::transmit(Vq& vq, const Chain& chain) {
   };
   if (total > kMaxTxChainBytes) {
     ++counters_.tx_dropped;
-    ctx_.event(name(), "tx_drop").u64("vq", vq.index).str("reason", "chain longer than 64 KiB").u64("len", total);
+    ctx_.event(name(), datapath_event::tx_drop)
+        .u64("vq", vq.index)
+        .str("reason", "chain longer than 64 KiB")
+        .u64("len", total);
     return finish();
   }
   vq.ring.read_buffers(chain.readable, [this, &vq, finish](std::vector<uint8_t> bytes, const std::string& error) {
     if (!error.empty()) return device_error(vq, error);
-    later_.at(ctx_.ps(vnet::timing::dp_tx_frame_ps), [this, &vq, finish, bytes = std::move(bytes)]() mutable {
+    after(ctx_.ps(vnet::timing::dp_tx_frame_ps), [this, &vq, finish, bytes = std::move(bytes)]() mutable {
       const char* drop = nullptr;
       if (bytes.size() < VIRTIO_NET_HDR_V1_SIZE + net::kEthHeaderBytes) drop = "shorter than the header and an Ethernet header";
       else if (!wire) drop = "no wire on the port";
       if (drop) {
         ++counters_.tx_dropped;
-        ctx_.event(name(), "tx_drop").u64("vq", vq.index).str("reason", drop).u64("len", bytes.size());
+        ctx_.event(name(), datapath_event::tx_drop).u64("vq", vq.index).str("reason", drop).u64("len", bytes.size());
       } else {
         std::vector<uint8_t> frame(bytes.begin() + VIRTIO_NET_HDR_V1_SIZE, bytes.end());
         ++counters_.tx_frames;
-        const uint64_t id = wire->send(*this, std::move(frame));
-        ctx_.event(name(), "vq_frame").u64("vq", vq.index).str("dir", "tx").u64("frame", id);
+        const uint64_t id = wire->send(*this, std::move(frame), dma().local_offset());
+        ctx_.event(name(), datapath_event::vq_frame).u64("vq", vq.index).str("dir", "tx").u64("frame", id);
       }
       finish();
     });
@@ -125,12 +137,14 @@ void VnetEndpoint::transmit(Vq& vq, const Chain& chain) {
 unsigned VnetEndpoint::steer(const std::vector<uint8_t>& frame) const {
   // No RSS is offered: a receive queue is chosen among the enabled ones by a hash of the
   // frame's first 64 bytes (addresses, EtherType, L3/L4 headers), so a flow stays on a queue.
-  std::vector<unsigned> rx;
+  auto receives = [this](const Vq& vq) { return vq.index % 2 == 0 && !is_cvq(vq.index) && running(vq); };
+  size_t n = 0;
+  for (const auto& vq : vqs_) n += receives(*vq);
+  if (n == 0) return unsigned(vqs_.size());
+  size_t pick = fnv1a(frame.data(), std::min<size_t>(frame.size(), 64)) % n;
   for (const auto& vq : vqs_)
-    if (vq->index % 2 == 0 && !is_cvq(vq->index) && running(*vq)) rx.push_back(vq->index);
-  if (rx.empty()) return unsigned(vqs_.size());
-  const uint64_t h = fnv1a(frame.data(), std::min<size_t>(frame.size(), 64));
-  return rx[h % rx.size()];
+    if (receives(*vq) && pick-- == 0) return vq->index;
+  return unsigned(vqs_.size());
 }
 
 void VnetEndpoint::frame_arrived(net::Frame frame) {
@@ -142,7 +156,7 @@ void VnetEndpoint::frame_arrived(net::Frame frame) {
     if (q >= vqs_.size()) ++counters_.rx_no_queue;
     else ++counters_.rx_fifo_drops;
     ctx_.checker.frame_dropped(drop);
-    ctx_.event(name(), "rx_drop").u64("frame", frame.id).str("reason", drop);
+    ctx_.event(name(), datapath_event::rx_drop).u64("frame", frame.id).str("reason", drop);
     return;
   }
   Vq& vq = *vqs_[q];
@@ -160,7 +174,7 @@ void VnetEndpoint::fill_rx(Vq& vq, std::shared_ptr<std::vector<Chain>> chains, s
     vq.last_avail = uint16_t(vq.last_avail - chains->size());
     ++counters_.rx_too_big;
     ctx_.checker.frame_dropped("rx_buffer_too_small");
-    ctx_.event(name(), "rx_drop").u64("frame", vq.fifo.front().id).str("reason", "rx_buffer_too_small")
+    ctx_.event(name(), datapath_event::rx_drop).u64("frame", vq.fifo.front().id).str("reason", "rx_buffer_too_small")
         .u64("capacity", capacity).u64("needed", needed);
     vq.fifo.pop_front();
     --trace_rx_fifo_;
@@ -198,7 +212,7 @@ void VnetEndpoint::deliver_rx(Vq& vq, std::shared_ptr<std::vector<Chain>> chains
   vq.fifo.pop_front();
   --trace_rx_fifo_;
   ++rx_in_dma_;
-  later_.at(ctx_.ps(vnet::timing::dp_rx_frame_ps), [this, &vq, chains, frame = std::move(frame)] {
+  after(ctx_.ps(vnet::timing::dp_rx_frame_ps), [this, &vq, chains, frame = std::move(frame)] {
     std::vector<uint8_t> bytes(VIRTIO_NET_HDR_V1_SIZE, 0);
     put_le16(&bytes[VIRTIO_NET_HDR_NUM_BUFFERS], uint16_t(chains->size()));
     bytes.insert(bytes.end(), frame.bytes.begin(), frame.bytes.end());
@@ -208,15 +222,14 @@ void VnetEndpoint::deliver_rx(Vq& vq, std::shared_ptr<std::vector<Chain>> chains
       size_t cap = 0;
       for (const Desc& d : c.writable) cap += d.len;
       const size_t n = std::min(cap, bytes.size() - off);
-      vq.ring.write_buffers(c.writable, std::vector<uint8_t>(bytes.begin() + std::ptrdiff_t(off),
-                                                             bytes.begin() + std::ptrdiff_t(off + n)));
+      vq.ring.write_buffers(c.writable, bytes.data() + off, n);
       elems.emplace_back(c.head, uint32_t(n));
       off += n;
     }
     --rx_in_dma_;
     ++counters_.rx_frames;
     ctx_.checker.frame_received();
-    ctx_.event(name(), "vq_frame").u64("vq", vq.index).str("dir", "rx").u64("frame", frame.id)
+    ctx_.event(name(), datapath_event::vq_frame).u64("vq", vq.index).str("dir", "rx").u64("frame", frame.id)
         .u64("buffers", chains->size());
     complete_used(vq, elems);
     next_entry(vq);

@@ -1,102 +1,53 @@
 #include "vnet/split_ring.h"
 
-#include <memory>
-
-#include "vnet/virtio_spec.h"
-
 namespace dpusim::vnet {
 
 using namespace dpusim::virtio;
 
-namespace {
-std::string failed(const char* what, pcie::Outcome o) {
+std::string SplitRing::failed(const char* what, pcie::Outcome o) {
   return std::string(what) + " read completed " + pcie::outcome_name(o) +
          (o == pcie::Outcome::UR ? " (address outside host memory)" : "");
 }
-}  // namespace
 
-void SplitRing::read_avail(AvailDone done) {
-  dma_.read(conf_.driver + VRING_AVAIL_FLAGS, 4, [done](pcie::Result&& r) {
-    if (r.outcome != pcie::Outcome::SC) return done(0, 0, failed("avail ring", r.outcome));
-    done(le16(&r.data[0]), le16(&r.data[2]), "");
-  });
+std::string SplitRing::check_entry(uint16_t head) const {
+  if (head < conf_.size) return std::string();
+  return "avail ring entry " + std::to_string(head) + " out of range (queue size " + std::to_string(conf_.size) + ")";
 }
 
-void SplitRing::read_entry(uint16_t avail_index, EntryDone done) {
-  const uint16_t size = conf_.size;
-  dma_.read(conf_.driver + VRING_AVAIL_RING + 2u * (avail_index % size), 2, [done, size](pcie::Result&& r) {
-    if (r.outcome != pcie::Outcome::SC) return done(0, failed("avail ring entry", r.outcome));
-    const uint16_t head = le16(&r.data[0]);
-    if (head >= size)
-      return done(head, "avail ring entry " + std::to_string(head) + " out of range (queue size " + std::to_string(size) + ")");
-    done(head, "");
-  });
+std::string SplitRing::loop_error(const Chain& chain) const {
+  return "descriptor loop: chain from " + std::to_string(chain.head) + " longer than the queue size " +
+         std::to_string(conf_.size);
 }
 
-void SplitRing::read_chain(uint16_t head, ChainDone done) {
-  auto chain = std::make_shared<Chain>();
-  chain->head = head;
-  walk(chain, head, 0, std::move(done));
-}
-
-void SplitRing::walk(std::shared_ptr<Chain> chain, uint16_t index, unsigned count, ChainDone done) {
-  if (count >= conf_.size)
-    return done(*chain, "descriptor loop: chain from " + std::to_string(chain->head) + " longer than the queue size " +
-                            std::to_string(conf_.size));
-  dma_.read(conf_.desc + uint64_t(VRING_DESC_SIZE) * index, VRING_DESC_SIZE,
-            [this, chain, index, count, done](pcie::Result&& r) {
-              if (r.outcome != pcie::Outcome::SC) return done(*chain, failed("descriptor", r.outcome));
-              const Desc d{le64(&r.data[VRING_DESC_ADDR]), le32(&r.data[VRING_DESC_LEN]),
-                           le16(&r.data[VRING_DESC_FLAGS])};
-              const uint16_t next = le16(&r.data[VRING_DESC_NEXT]);
-              const std::string at = "descriptor " + std::to_string(index);
-              if (d.flags & VRING_DESC_F_INDIRECT) return done(*chain, at + " is indirect (not negotiated)");
-              if (d.len == 0) return done(*chain, at + " has length 0");
-              if (d.flags & VRING_DESC_F_WRITE) {
-                chain->writable.push_back(d);
-              } else if (!chain->writable.empty()) {
-                return done(*chain, at + " is device-readable after a device-writable one");
-              } else {
-                chain->readable.push_back(d);
-              }
-              if (!(d.flags & VRING_DESC_F_NEXT)) return done(*chain, "");
-              if (next >= conf_.size)
-                return done(*chain, at + " chains to " + std::to_string(next) + ", out of range (queue size " +
-                                        std::to_string(conf_.size) + ")");
-              walk(chain, next, count + 1, done);
-            });
-}
-
-void SplitRing::read_buffers(const std::vector<Desc>& descs, BytesDone done) {
-  struct State {
-    std::vector<uint8_t> bytes;
-    size_t left;
-    std::string error;
-  };
-  size_t total = 0;
-  for (const Desc& d : descs) total += d.len;
-  auto st = std::make_shared<State>(State{std::vector<uint8_t>(total), descs.size(), ""});
-  if (descs.empty()) return done({}, "");
-  size_t off = 0;
-  for (const Desc& d : descs) {
-    dma_.read(d.addr, d.len, [st, off, done](pcie::Result&& r) {
-      if (r.outcome != pcie::Outcome::SC) {
-        if (st->error.empty()) st->error = failed("buffer", r.outcome);
-      } else {
-        std::copy(r.data.begin(), r.data.end(), st->bytes.begin() + std::ptrdiff_t(off));
-      }
-      if (--st->left == 0) done(std::move(st->bytes), st->error);
-    });
-    off += d.len;
+std::string SplitRing::take_desc(Chain& chain, uint16_t index, unsigned count, const uint8_t* p, bool* more,
+                                 uint16_t* next) const {
+  *more = false;
+  const Desc d{le64(p + VRING_DESC_ADDR), le32(p + VRING_DESC_LEN), le16(p + VRING_DESC_FLAGS)};
+  *next = le16(p + VRING_DESC_NEXT);
+  const std::string at = "descriptor " + std::to_string(index);
+  if (d.flags & VRING_DESC_F_INDIRECT) return at + " is indirect (not negotiated)";
+  if (d.len == 0) return at + " has length 0";
+  if (d.flags & VRING_DESC_F_WRITE) {
+    chain.writable.push_back(d);
+  } else if (!chain.writable.empty()) {
+    return at + " is device-readable after a device-writable one";
+  } else {
+    chain.readable.push_back(d);
   }
+  if (!(d.flags & VRING_DESC_F_NEXT)) return std::string();
+  if (*next >= conf_.size)
+    return at + " chains to " + std::to_string(*next) + ", out of range (queue size " + std::to_string(conf_.size) + ")";
+  (void)count;
+  *more = true;
+  return std::string();
 }
 
-void SplitRing::write_buffers(const std::vector<Desc>& descs, const std::vector<uint8_t>& bytes) {
+void SplitRing::write_buffers(const std::vector<Desc>& descs, const uint8_t* bytes, size_t len) {
   size_t off = 0;
   for (const Desc& d : descs) {
-    if (off >= bytes.size()) break;
-    const size_t n = std::min<size_t>(d.len, bytes.size() - off);
-    dma_.write(d.addr, bytes.data() + off, n);
+    if (off >= len) break;
+    const size_t n = std::min<size_t>(d.len, len - off);
+    dma_.write(d.addr, bytes + off, n);
     off += n;
   }
 }

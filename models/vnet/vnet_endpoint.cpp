@@ -21,6 +21,9 @@ VnetEndpoint::VnetEndpoint(sc_module_name name, pcie::SimContext& ctx, unsigned 
                            pcie::Function& fn, uint16_t msix_cap, std::function<uint64_t()> speed_mbps)
     : EndpointBase(name, ctx, fn, timing::fw_mmio_ps), index_(index), speed_mbps_(std::move(speed_mbps)) {
   unsupported_by = "the endpoint's firmware";
+  // The datapath (datapath.cpp, split_ring.cpp) continues only from completions and sets its
+  // state before each access: in lt mode its completions may run nested (tlm/quantum_keeper.h).
+  dma().allow_nested_completions(true);
   add_msix(msix_cap, VNET_PCI_DEV_NUM_MSIX, 0, VNET_BAR0_MSIX_TABLE, VNET_BAR0_MSIX_PBA, VNET_BAR0_MSIX_TABLE_LEN,
            VNET_BAR0_MSIX_PBA_LEN);
   // The doorbell's address names the queue (queue_notify_off × 8); the driver writes its index.
@@ -47,11 +50,11 @@ void VnetEndpoint::kick(unsigned q) {
   ++counters_.kicks;
   if (q >= vqs_.size() || !running(*vqs_[q])) {
     ++counters_.kicks_ignored;
-    ctx_.event(name(), "doorbell").u64("vq", q).boolean("ignored", true)
+    ctx_.event(name(), datapath_event::doorbell).u64("vq", q).boolean("ignored", true)
         .str("state", q < vqs_.size() ? vq_state_name(vqs_[q]->state) : "absent");
     return;
   }
-  ctx_.event(name(), "doorbell").u64("vq", q).boolean("ignored", false);
+  ctx_.event(name(), datapath_event::doorbell).u64("vq", q).boolean("ignored", false);
   service(*vqs_[q]);
 }
 

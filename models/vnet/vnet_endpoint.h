@@ -37,6 +37,12 @@
 
 namespace dpusim::vnet {
 
+// The datapath's per-frame events, in category "vq" (tlm/log_filter.h): not in the summary.
+namespace datapath_event {
+extern const pcie::EventCategory vq;
+extern const pcie::EventKind doorbell, vq_frame, vq_used, vq_interrupt, rx_drop, tx_drop;
+}  // namespace datapath_event
+
 enum class VqState : uint8_t { UNCREATED, CREATED, CONFIGURED, STARTED, ENABLED, DISABLED, STOPPED, DESTROYED };
 const char* vq_state_name(VqState s);
 

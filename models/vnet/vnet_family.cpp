@@ -2,6 +2,7 @@
 #include "vnet/vnet_family.h"
 
 #include "device/doc_error.h"
+#include "switch/switch_timing.h"
 #include "vnet/ep_image.h"
 #include "vnet/virtio_spec.h"
 #include "vnet/vnet_trace.h"
@@ -35,6 +36,31 @@ VnetInstance::VnetInstance(pcie::SimContext& ctx, const VnetOptions& options, co
     eps_.push_back(ep);
   }
   if (options.static_mode()) app_->create_static_devices();
+  // The application sends endpoint DMA up the DPU's link as it is, after the switch traversal
+  // and without checking its bridges (VnetApp::receive_down): direct memory requests and loosely
+  // timed writes (tlm/dma.h) take the same way, and invalidations from the host come back to
+  // every endpoint.
+  for (unsigned i = 0; i < eps_.size(); ++i) {
+    app_->down[i]->set_dmi_handler([this](tlm::tlm_generic_payload& gp, tlm::tlm_dmi& dmi) {
+      pcie::DmiRoute* route = gp.get_extension<pcie::DmiRoute>();
+      if (!route || route->hops.size() >= pcie::DmiRoute::kMaxHops) return false;
+      route->hops.push_back(pcie::DmiHop{nullptr, &sw::timing::switch_traversal_ps});
+      return app_->up.get_dmi(gp, dmi);
+    });
+    app_->down[i]->set_transport_handler([this, &ctx](tlm::tlm_generic_payload& gp, sc_core::sc_time& delay) {
+      delay += ctx.ps(sw::timing::switch_traversal_ps);
+      app_->up.transport(gp, delay);
+    });
+  }
+  app_->up.set_invalidate_handler([this](uint64_t start, uint64_t end) {
+    for (unsigned i = 0; i < eps_.size(); ++i) app_->down[i]->invalidate_dmi(start, end + 1);
+  });
+}
+
+pcie::EndpointBase* VnetInstance::endpoint(const std::string& path) {
+  for (VnetEndpoint* ep : eps_)
+    if (path == ep->name()) return ep;
+  return nullptr;
 }
 
 pcie::Function* VnetInstance::function(const std::string& path) {

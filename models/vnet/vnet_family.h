@@ -36,6 +36,7 @@ class VnetInstance : public platform::FamilyInstance {
   VnetInstance(pcie::SimContext& ctx, const VnetOptions& options, const AcgSpec& acg);
   pcie::Port& upstream_port() override { return app_->up; }
   pcie::Function* function(const std::string& path) override;
+  pcie::EndpointBase* endpoint(const std::string& path) override;
   net::NetEnd* network_port(unsigned ep) override { return ep < eps_.size() ? eps_[ep] : nullptr; }
   void trace(sc_core::sc_trace_file* vcd) override;
   void shutdown(const std::function<void(const std::function<bool()>&)>& run_until) override;

@@ -3,6 +3,8 @@
 
     dpusim run SCENARIO.py [--seed N] [--explore[=KNOB,...]] [--platform FILE.json] [--out DIR]
                            [--trace | --no-trace]
+                           [--log all|summary|none] [--log-keep CAT,..] [--log-omit CAT,..]
+                           [--no-vcd] [--no-pcap] [--fidelity tlp|lt]
     dpusim explore SCENARIO.py [--seeds 1-1000] [-j N | --tx SPEC ...] (docs/explore.md)
     dpusim report DIR
 
@@ -13,6 +15,16 @@ trace; DIR defaults to out/<scenario name>, created or overwritten) and ends wit
 (the hash is still printed), 2 usage or a refused platform document. --explore runs the seed's
 perturbed schedule (every knob, or only those named: what a shrunk failure prints). `report`
 writes DIR/report.html from a run's outputs (dpusim.report).
+
+--log, --log-keep and --log-omit set what the event log writes (the document's
+"outputs": {"log": ...}): `all` (the default), `summary` (no TLPs, frames or per-frame datapath
+events; per-second frame counters instead), `none` (nothing written: the last line is then
+`hash (summary): <sha256 of the summary stream>`), and event categories added to or removed
+from the level's set (`./dpusim run --log-categories` lists them). --no-vcd writes no waves.vcd,
+--no-pcap no capture of the wires (the document's "outputs": {"vcd": false, "pcap": false});
+--fidelity sets every endpoint's DMA fidelity at the start (the document's "fidelity"). None of
+them changes what the simulation does, only what it writes and, for --fidelity, how DMA is
+timed (docs/fidelity.md).
 
 A study scenario may also define VARIANTS (name -> platform document) and
 `report(results, out)`: each variant then runs on its own platform (outputs in DIR/<name>), and
@@ -27,7 +39,7 @@ import runpy
 import sys
 
 from dpusim import explore as explore_command
-from dpusim.run import run
+from dpusim.run import DEFAULT_PLATFORM, run
 from dpusim.scenario_file import UsageError, load_scenario  # noqa: F401 - load_scenario is this module's API too
 
 ROOT = os.environ.get("DPUSIM_ROOT", os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))))
@@ -44,6 +56,41 @@ def load_study(path):
     return scope.get("VARIANTS"), scope.get("report")
 
 
+def output_overrides(opts):
+    """The document keys the command line sets: {"log": ..., "vcd": ..., "fidelity": ...}."""
+    over = {}
+    split = lambda text: [c for c in text.split(",") if c]  # noqa: E731
+    if opts.log or opts.log_keep or opts.log_omit:
+        log = {"level": opts.log or "all"}
+        if split(opts.log_keep):
+            log["keep"] = split(opts.log_keep)
+        if split(opts.log_omit):
+            log["omit"] = split(opts.log_omit)
+        over["log"] = log
+    if opts.no_vcd:
+        over["vcd"] = False
+    if opts.no_pcap:
+        over["pcap"] = False
+    if opts.fidelity:
+        over["fidelity"] = opts.fidelity
+    return over
+
+
+def apply_overrides(platform, over):
+    """A copy of the platform document with the command line's output and fidelity keys."""
+    if not over:
+        return platform
+    doc = dict(DEFAULT_PLATFORM if platform is None else platform)
+    outputs = dict(doc.get("outputs", {}))
+    for key in ("log", "vcd", "pcap"):
+        if key in over:
+            outputs[key] = over[key]
+    doc["outputs"] = outputs
+    if "fidelity" in over:
+        doc["fidelity"] = over["fidelity"]
+    return doc
+
+
 def write_run_info(out, scenario, res):
     """DIR/run.json: what the report needs that the event log does not say."""
     info = {"scenario": scenario, "seed": res.seed, "hash": res.hash, "ok": res.ok,
@@ -58,7 +105,7 @@ def is_study(path):
     return bool(variants and report)
 
 
-def run_study(path, fn, main, seed, out, trace=False):
+def run_study(path, fn, main, seed, out, trace=False, overrides=None):
     """Runs the study's variants, each on a fresh platform, and hands all results to its
     report(); returns the first failed result (or None) and the names of the variants run."""
     variants, report = load_study(path)
@@ -70,7 +117,7 @@ def run_study(path, fn, main, seed, out, trace=False):
     ran = []
     bar = Progress(len(variants), "study variants")
     for name, platform in variants.items():
-        results[name] = run(fn, platform, seed=seed, out=os.path.join(out, name), trace=trace)
+        results[name] = run(fn, apply_overrides(platform, overrides), seed=seed, out=os.path.join(out, name), trace=trace)
         if os.path.isfile(os.path.join(out, name, "events.jsonl")):
             write_run_info(os.path.join(out, name), f"{path} (variant {name})", results[name])
             ran.append(name)
@@ -111,6 +158,17 @@ def run_command(args, prog="dpusim run"):
                         help="write DIR/trace.json, the Chrome/Perfetto trace (default: on for studies)")
     parser.add_argument("--explore", nargs="?", const="all", metavar="KNOB,...",
                         help="schedule exploration: the seed's perturbed schedule (every knob, or those named)")
+    parser.add_argument("--log", choices=("all", "summary", "none"), help="what the event log writes (default all)")
+    parser.add_argument("--log-keep", default="", metavar="CAT,..", help="event categories to write besides the level's")
+    parser.add_argument("--log-omit", default="", metavar="CAT,..", help="event categories not to write")
+    parser.add_argument("--no-vcd", action="store_true", help="write no waves.vcd")
+    parser.add_argument("--no-pcap", action="store_true", help="write no capture of the wires")
+    parser.add_argument("--fidelity", choices=("tlp", "lt"), help="every endpoint's DMA fidelity at the start")
+    if "--log-categories" in args:
+        import _dpusim
+        for name, summary, what in _dpusim.platform.log_categories():
+            print(f"{name:15} {'summary' if summary else '       '}  {what}")
+        return 0
     try:
         opts = parser.parse_args(args)
     except SystemExit as e:
@@ -129,6 +187,8 @@ def run_command(args, prog="dpusim run"):
     if opts.seed is not None and opts.seed < 0:
         print("dpusim: --seed must be a non-negative integer", file=sys.stderr)
         return 2
+    overrides = output_overrides(opts)
+    platform = apply_overrides(platform, overrides)
     name = os.path.splitext(os.path.basename(opts.scenario))[0]
     out = opts.out or os.path.join("out", name)
     if os.path.isdir(out):
@@ -138,13 +198,17 @@ def run_command(args, prog="dpusim run"):
         print(f"dpusim: output path {out} exists and is not a directory", file=sys.stderr)
         return 2
     study = is_study(opts.scenario)
+    if study and "log" in overrides:
+        print("dpusim: --log, --log-keep and --log-omit do not apply to a study: its report() reads the full "
+              "event log of every run", file=sys.stderr)
+        return 2
     trace = study if opts.trace is None else opts.trace
     explore = None if opts.explore is None else (True if opts.explore == "all" else
                                                   [k for k in opts.explore.split(",") if k])
     res = run(fn, platform, seed=opts.seed, out=out, explore=explore, trace=trace)
     ran = []
     if res.ok:
-        failed, ran = run_study(opts.scenario, fn, res, opts.seed, out, trace)
+        failed, ran = run_study(opts.scenario, fn, res, opts.seed, out, trace, overrides)
         if failed is not None:
             res.failure = f"study variant failed: {failed.describe()}"
     if res.doc_error:
@@ -162,7 +226,7 @@ def run_command(args, prog="dpusim run"):
     sys.stderr.flush()
     for path in outputs_in(out):
         print(f"output: {path}")
-    print(f"hash: {res.hash}")
+    print(f"{res.hash_label}: {res.hash}")
     sys.stdout.flush()
     return 0 if res.ok else 1
 

@@ -35,6 +35,9 @@ class RunResult:
     log: bytes = b""       # events.jsonl as written
     out: str = None
     seed: int = 1
+    # "hash" when `hash` is the SHA-256 of events.jsonl as written; "hash (summary)" with the log
+    # level none, where nothing is written and it is the SHA-256 of the summary stream.
+    hash_label: str = "hash"
     explore: object = None  # None (nominal), "all", or the list of knobs explored
     explored: dict = field(default_factory=dict)  # knob -> draws, when exploring
     hung: bool = False      # killed after the wall-clock timeout
@@ -256,6 +259,10 @@ def _run_here(scenario, doc, out, trace=False):
         res.failure = platform.failure()
     if res.explore is not None:
         res.explored = dict(platform.explore_used())
+    if platform.log_level() == "none":
+        res.hash = platform.log_digest()
+        res.hash_label = "hash (summary)"
+        return res
     if log_path:
         with open(log_path, "rb") as f:
             res.log = f.read()

@@ -50,6 +50,7 @@ class Sim:
         self._timer_seq = 0
         self._tokens = {}
         self._watchers = {}
+        self._guest_waiters = {}
         self._violation = None
         self._unhandled_error = None
         self._tasks = []
@@ -180,6 +181,13 @@ class Sim:
         self._watchers[wid] = fut
         return fut
 
+    def wait_guest(self, engine, what):
+        """A future done (with the time) at the next notification `what` of the C++ guest driver
+        `engine` (models/guest: _dpusim.guest.NOTE_*)."""
+        fut = Future(self, f"guest driver {engine} note {what}")
+        self._guest_waiters.setdefault((engine, what), []).append(fut)
+        return fut
+
     def command(self, line):
         """A line on the device application's stdin ("plug 0", "unplug 0", "speed 0 25000"),
         sent now; a future of what it came to (dpusim.vnet.CommandResult)."""
@@ -204,6 +212,19 @@ class Sim:
         """A timing-profile parameter's current value."""
         return self.platform.get_timing(name)
 
+    def set_fidelity(self, mode, device=None):
+        """Switches the DMA of endpoint `device` ("ep0"; None: every endpoint) to fidelity
+        `mode`, "tlp" (every access TLPs on every link) or "lt" (direct memory access, timed
+        analytically, temporally decoupled): docs/fidelity.md. Takes effect for the accesses
+        the device starts from now on; a future done at once (await it, as any sim call)."""
+        self.platform.set_fidelity(mode, device or "")
+        fut = Future(self, f"set_fidelity({mode!r}, {device!r})")
+        fut.set_result(None)
+        return fut
+
+    def fidelity(self, device):
+        """The fidelity ("tlp" or "lt") of endpoint `device`'s DMA now."""
+        return self.platform.fidelity(device)
     def latency(self, name):
         """One use of a timing parameter as a driver waits it out: its value, or under
         schedule exploration a draw within its documented range (docs/timing.md)."""
@@ -244,6 +265,9 @@ class Sim:
             self.host.on_memory_write(note)
         elif kind == "frame":
             self.net.on_frame(note)
+        elif kind == "guest":
+            for fut in self._guest_waiters.pop((note.token, note.status), []):
+                fut.set_result(note.time_ps)
         elif kind == "violation":
             if self._violation is None:
                 self._violation = note.text

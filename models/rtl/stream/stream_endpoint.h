@@ -46,6 +46,11 @@ namespace dpusim::rtl {
 class TlpStreamEndpoint : public pcie::EndpointBase {
  public:
   static constexpr unsigned kResetCycles = 2;
+  // The block issues its own TLPs (its tags, its reads) rather than through the DMA requester,
+  // so it has no loosely timed mode (docs/fidelity.md).
+  static constexpr const char* kNoLtMode =
+      "an RTL block issues its own TLPs, not through the DMA requester: its DMA is TLPs only (docs/fidelity.md)";
+  const char* lt_refusal() const override { return kNoLtMode; }
   static constexpr uint64_t kMinClockPs = 2;  // a high and a low phase of a picosecond
 
   // The block's ports as the core drives them (at a falling edge) ...

@@ -12,8 +12,14 @@ drivers/net/virtio_net.c, ~v6.8), step by step, as config and MMIO traffic:
 The control queue has no interrupt (Linux polls it): the driver spins on the used ring, which
 here is an await of the device's DMA write into it. Endpoints are probed one after another in
 BDF order (probe_all), as Linux's serial probing does.
+
+Traffic at scale: send_many, recv_many and traffic hand the data queues (not the control
+queue) to the driver's datapath in C++ (models/guest/virtio_net_guest.h) the first time one of
+them is used, so that Python's cost is per batch, not per frame; from then on send, recv,
+poll_rx and open go through it too, until reset() (remove() resets) lets the queues go.
 """
 import struct
+from dataclasses import dataclass
 
 from dpusim.bdf import bdf_str
 from dpusim.drivers.pci_regs import PCI_CAP_ID_VNDR
@@ -29,6 +35,42 @@ MERGEABLE_BUF_LEN = 1536
 
 class VirtioNetError(RuntimeError):
     pass
+
+
+@dataclass(frozen=True)
+class TrafficResult:
+    """What a traffic run (VirtioNet.traffic) came to: frames asked for, sent and received;
+    of those received, `good` ones and those the checker refused (malformed, corrupt,
+    duplicate, reordered within a receive queue), `missing` ones never received; the good
+    frames' latency from being posted by the driver to being taken back by it (min, mean, max,
+    ps); the simulated times of the first frame posted and the last one received."""
+
+    running: bool
+    done: bool
+    frames: int
+    sent: int
+    bytes_sent: int
+    received: int
+    good: int
+    malformed: int
+    corrupt: int
+    duplicate: int
+    reordered: int
+    missing: int
+    latency_min_ps: int
+    latency_mean_ps: int
+    latency_max_ps: int
+    first_problem: str
+    start_ps: int
+    end_ps: int
+
+    @property
+    def ok(self):
+        return self.good == self.frames
+
+    @property
+    def elapsed_ps(self):
+        return self.end_ps - self.start_ps
 
 
 class VirtioNet:
@@ -48,6 +90,7 @@ class VirtioNet:
         self.mac = None
         self.mtu = 1500
         self.rx_posted = {}  # RX vq index -> buffers posted
+        self.fast = None  # the C++ datapath's id once it runs the data queues
         self.status_written = None  # the device_status this driver last wrote
 
     def log(self, step, **fields):
@@ -123,6 +166,7 @@ class VirtioNet:
 
     async def reset(self, poll_ps=None):
         """vp_reset: write 0, then msleep(1) until the status reads 0. Returns the polls."""
+        self.fast_path_detach()  # the device's queues go with the reset
         await self.set_status(0)
         polls = 0
         while await self.get_status():
@@ -297,6 +341,14 @@ class VirtioNet:
 
     async def open(self, buffers=64):
         """virtnet_open: fill each active receive queue and kick it."""
+        if self.fast is not None:
+            for qp in range(self.curr_queue_pairs):
+                vq = self.vqs[2 * qp]
+                posted = self.rx_posted.get(vq.index, 0)
+                self._guest().fill_rx(self.sim.platform, self.fast, qp, max(0, min(buffers, vq.size) - posted))
+                self.rx_posted[vq.index] = max(posted, min(buffers, vq.size))
+            self.log("open", queue_pairs=self.curr_queue_pairs)
+            return
         for qp in range(self.curr_queue_pairs):
             vq = self.vqs[2 * qp]
             posted = self.rx_posted.get(vq.index, 0)
@@ -309,6 +361,8 @@ class VirtioNet:
 
     async def send(self, frame, qp=0):
         """start_xmit on queue pair `qp`: a zeroed virtio_net_hdr_v1 and the frame, chained."""
+        if self.fast is not None:
+            return await self.send_many([frame], qp)
         self.reclaim_tx(qp)
         vq = self.vqs[2 * qp + 1]
         h = self.sim.host
@@ -319,6 +373,8 @@ class VirtioNet:
 
     def reclaim_tx(self, qp):
         """free_old_xmit: buffers the device has used go back."""
+        if self.fast is not None:
+            return  # the C++ datapath reclaims as it goes
         vq = self.vqs[2 * qp + 1]
         while (got := vq.get()) is not None:
             self.sim.host.free(got[0])
@@ -326,6 +382,9 @@ class VirtioNet:
     def poll_rx(self):
         """virtnet_poll on every active receive queue: the frames received (qp, bytes), each
         buffer given back to the queue (not kicked: the caller kicks if it wants)."""
+        if self.fast is not None:
+            g = self._guest()
+            return list(g.take(self.sim.platform, self.fast, g.received_waiting(self.sim.platform, self.fast)))
         out = []
         mrg = self.has(VIRTIO_NET_F_MRG_RXBUF)
         for qp in range(self.curr_queue_pairs):
@@ -349,6 +408,8 @@ class VirtioNet:
     async def recv(self, count=1, timeout_ps=ms(100)):
         """Frames received on any active queue, at least `count` (as (qp, bytes)), waiting for
         the device's interrupts; SimTimeout if they do not come in time."""
+        if self.fast is not None:
+            return await self.recv_many(count, timeout_ps)
         got = []
         deadline = self.sim.now + timeout_ps
         while True:
@@ -366,6 +427,90 @@ class VirtioNet:
         for qp in range(self.curr_queue_pairs):
             await self.vqs[2 * qp].kick()
         return got
+
+    # ---- the datapath in C++ (models/guest/virtio_net_guest.h) ---------------------------
+    @staticmethod
+    def _guest():
+        import _dpusim
+
+        return _dpusim.guest
+
+    def _queue_state(self, vq):
+        """A data queue as the C++ datapath takes it over: layout, notify address, MSI-X data and
+        the driver's shadow state (free descriptors in order, indices, chains the device holds)."""
+        for token, _ in vq.tokens.values():
+            if not isinstance(token, int):
+                raise VirtioNetError(f"{self.bdf}: queue {vq.index} holds a chain ({token!r}) the C++ datapath cannot own")
+        return {"index": vq.index, "size": vq.size, "desc": vq.desc, "avail": vq.avail, "used": vq.used,
+                "notify": vq.notify_addr, "msi": self.vectors[1 + vq.index], "free": list(vq.free),
+                "avail_idx": vq.avail_idx, "last_used": vq.last_used,
+                "posted": [(head, ids, token) for head, (token, ids) in sorted(vq.tokens.items())]}
+
+    def _check_active(self, qp):
+        if not 0 <= qp < self.curr_queue_pairs:
+            raise ValueError(f"{self.bdf}: queue pair {qp} is not in use ({self.curr_queue_pairs} of "
+                             f"{self.max_queue_pairs} are: set_queue_pairs)")
+
+    def fast_path(self):
+        """Hands every data queue pair to the C++ datapath (once); returns its id."""
+        if self.fast is None:
+            pairs = [(self._queue_state(self.vqs[2 * qp]), self._queue_state(self.vqs[2 * qp + 1]))
+                     for qp in range(len(self.vqs) // 2)]
+            self.fast = self._guest().attach_net(self.sim.platform, f"guest.{self.bdf}", self.dev.rid,
+                                                 self.has(VIRTIO_NET_F_MRG_RXBUF), self.rx_buf_len(), pairs)
+            for vq in self.vqs:  # the C++ side owns them now
+                vq.tokens.clear()
+                vq.free = []
+        return self.fast
+
+    async def send_many(self, frames, qp=0):
+        """start_xmit for a batch: every frame (bytes) on queue pair `qp` with one kick per 64
+        (frames wait in the driver while the ring is full). Returns how many were queued."""
+        frames = [bytes(f) for f in frames]
+        self._check_active(qp)
+        self._guest().send(self.sim.platform, self.fast_path(), qp, frames)
+        return len(frames)
+
+    async def recv_many(self, count, timeout_ps=ms(100)):
+        """At least `count` received frames as (qp, bytes), in the order the driver took them;
+        SimTimeout if they do not come within `timeout_ps`."""
+        g, p, fid = self._guest(), self.sim.platform, self.fast_path()
+        if g.received_waiting(p, fid) < count:
+            ready = self.sim.wait_guest(fid, g.NOTE_FRAMES_READY)
+            g.notify_when_received(p, fid, count)
+            try:
+                await self.sim.timeout(ready, timeout_ps)
+            except SimTimeout:
+                raise SimTimeout(f"{self.bdf}: {g.received_waiting(p, fid)} of {count} frames within {timeout_ps} ps")
+        return list(g.take(p, fid, g.received_waiting(p, fid)))
+
+    async def traffic(self, frames, size=64, rate_fps=0, batch=64, qps=None, dst=b"\x02\x00\x00\x00\x00\x01",
+                      timeout_ps=None):
+        """A traffic run in C++: `frames` frames shared over queue pairs `qps` (default: the
+        active ones), each pair its own flow, made by a seeded source (sizes: an int, (min, max)
+        or [(size, weight), ...]; frame bytes without FCS), at `rate_fps` frames per simulated
+        second per pair (0: as fast as the rings go), `batch` frames per kick; every frame that
+        comes back is checked (sequence and content). Returns a TrafficResult once all came
+        back; SimTimeout after `timeout_ps` if they do not."""
+        g, p, fid = self._guest(), self.sim.platform, self.fast_path()
+        qps = list(range(self.curr_queue_pairs)) if qps is None else list(qps)
+        for qp in qps:
+            self._check_active(qp)
+        done = self.sim.wait_guest(fid, g.NOTE_TRAFFIC_DONE)
+        g.start_traffic(p, fid, frames, size, rate_fps, batch, qps, bytes(dst), bytes(self.mac or b"\x02\0\0\0\0\x02"))
+        try:
+            await (done if timeout_ps is None else self.sim.timeout(done, timeout_ps))
+        except SimTimeout:
+            r = g.traffic(p, fid)
+            raise SimTimeout(f"{self.bdf}: {r['received']} of {frames} frames back within {timeout_ps} ps "
+                             f"({r['missing']} missing)")
+        return TrafficResult(**g.traffic(p, fid))
+
+    def fast_path_detach(self):
+        """The device went away: the C++ datapath lets go of its queues and their interrupts."""
+        if self.fast is not None:
+            self._guest().detach(self.sim.platform, self.fast)
+            self.fast = None
 
     # ---- configuration changes (vp_config_changed -> virtnet_config_changed_work) ----------
     def handle_config_interrupts(self):
@@ -432,4 +577,4 @@ def ethernet_frame(dst, src, ethertype, payload):
     return bytes(dst) + bytes(src) + struct.pack(">H", ethertype) + bytes(payload)
 
 
-__all__ = ["VirtioNet", "VirtioNetError", "probe_all", "virtio_net_devices", "ethernet_frame", "bdf_str"]
+__all__ = ["VirtioNet", "VirtioNetError", "TrafficResult", "probe_all", "virtio_net_devices", "ethernet_frame", "bdf_str"]

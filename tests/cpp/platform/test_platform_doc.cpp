@@ -35,7 +35,7 @@ TEST(PlatformDoc, OversizedOrTooDeepDocumentsAreRefusedBeforeParsing) {
   EXPECT_EQ(refusal(deep), "$: nesting depth 65 exceeds the limit of 64");
   EXPECT_EQ(refusal(std::string(64, '[') + std::string(64, ']')), "$: must be a JSON object");
   // Brackets inside strings (escaped quotes included) are not nesting.
-  EXPECT_EQ(refusal("{\"x\": \"\\\"" + std::string(100, '[') + "\"}"), "$.x: unknown key (known: explore, host, mesh, outputs, seed, timing, topology, wires)");
+  EXPECT_EQ(refusal("{\"x\": \"\\\"" + std::string(100, '[') + "\"}"), "$.x: unknown key (known: explore, fidelity, host, mesh, outputs, seed, timing, topology, wires)");
   EXPECT_EQ(refusal("{\"seed\": 1e999}").rfind("$: not valid JSON: ", 0), 0u);
 }
 
@@ -74,7 +74,7 @@ TEST(PlatformDoc, TheHostAndOutputsObjectsKnowTheirKeysAndRanges) {
   EXPECT_EQ(refusal(one + R"("host": {"cpus": 0}})"), "$.host.cpus: 0 outside 1..256");
   EXPECT_EQ(refusal(one + R"("host": {"max_read_request_size": 8192}})"), "$.host.max_read_request_size: 8192 outside 128..4096");
   EXPECT_EQ(refusal(one + R"("host": 1})"), "$.host: must be an object, not number");
-  EXPECT_EQ(refusal(one + R"("outputs": {"pcap": true}})"), "$.outputs.pcap: unknown key (known: vcd)");
+  EXPECT_EQ(refusal(one + R"("outputs": {"pcaps": true}})"), "$.outputs.pcaps: unknown key (known: log, pcap, vcd)");
   EXPECT_EQ(refusal(one + R"("timing": {"vnet.pe1.bound_ps": 0}})"),
             "$.timing.vnet.pe1.bound_ps: timing parameter 'vnet.pe1.bound_ps' = 0 outside 1..100000000000000 ps");
   EXPECT_EQ(refusal(one + R"("timing": {"switch.traversal_ps": "5"}})"),
