@@ -46,7 +46,7 @@ void Executor::begin_frame(const std::uint8_t* pkt, std::size_t len, std::uint32
   // bmv2 zeroes metadata per packet; header fields are zeroed too, so that reading an
   // invalid header gives the same bytes on every run rather than a previous frame's.
   std::fill(st.phv.begin(), st.phv.end(), 0);
-  std::memcpy(st.valid.data(), st.valid_init.data(), st.valid.size());
+  if (!st.valid.empty()) std::memcpy(st.valid.data(), st.valid_init.data(), st.valid.size());  // none: no headers
   std::fill(st.stack_next.begin(), st.stack_next.end(), 0);
   std::fill(st.vl_bits.begin(), st.vl_bits.end(), 0);
   std::fill(st.wire_src.begin(), st.wire_src.end(), nullptr);

@@ -60,7 +60,8 @@ TEST(P4CtlWire, Chunks) {
   put_le32(reinterpret_cast<uint8_t*>(&req[4]), 6);
   P4Chunk c;
   std::string error;
-  EXPECT_TRUE(parse_program_chunk(req + "ab", &c, &error)) << error;
+  const std::string chunk = req + "ab";  // c.bytes views into it
+  EXPECT_TRUE(parse_program_chunk(chunk, &c, &error)) << error;
   EXPECT_EQ(c.bytes, "ab");
   EXPECT_FALSE(parse_program_chunk(req + "abc", &c, &error));
   EXPECT_EQ(error, "chunk of 3 bytes at offset 4 runs past the program's total of 6");

@@ -30,7 +30,8 @@ class DeviceStub {
   // Sends a TLP with header `h` and payload `data` up the link.
   void send(const tlp::Header& h, const std::vector<uint8_t>& data = {}) {
     pcie::Tlp* t = ctx_.pool.alloc(h, h.payload_bytes());
-    std::memcpy(pcie::data(*t), data.data(), std::min(data.size(), h.payload_bytes()));
+    const size_t n = std::min(data.size(), h.payload_bytes());
+    if (n) std::memcpy(pcie::data(*t), data.data(), n);
     port.send(*t);
   }
   std::vector<Captured> of_type(tlp::Type type) const { return testing::of_type(received, type); }
