@@ -159,7 +159,7 @@ void Requester::config(bool write, bool type1, uint16_t target_id, uint16_t offs
 void Requester::raw(const tlp::Header& h, const uint8_t* bytes, size_t n, Done done) {
   if (!tlp::is_non_posted(h.type)) {
     Tlp* t = ctx_.pool.alloc(h, h.payload_bytes());
-    std::memcpy(data(*t), bytes, std::min(n, h.payload_bytes()));
+    if (const size_t len = std::min(n, h.payload_bytes())) std::memcpy(data(*t), bytes, len);
     send_(*t);
     if (done) done(Result{});
     return;
