@@ -40,6 +40,11 @@ function(dpusim_rtl_block)
   target_link_libraries(${B_TARGET}_model PUBLIC PkgConfig::SYSTEMC)
   # Generated code: its warnings are Verilator's business, not this project's.
   target_compile_options(${B_TARGET}_model PRIVATE -w)
+  if(DPUSIM_SANITIZE)
+    # Verilator 5.006's trace runtime (verilated_trace_imp.h) stores 64-bit values at 4-byte
+    # aligned places of its buffer: UBSan's alignment check would report Verilator's code.
+    target_compile_options(${B_TARGET}_model PRIVATE -fno-sanitize=alignment)
+  endif()
   # For the adapter, which includes V<top>.h (verilate() sets them for the model's own sources).
   target_compile_definitions(${B_TARGET}_model INTERFACE VM_SC=1 VM_TRACE=${vm_trace} VM_COVERAGE=0)
 
