@@ -3,6 +3,7 @@
 #include <cstring>
 
 #if defined(__x86_64__)
+#include <cpuid.h>
 #include <immintrin.h>
 #endif
 
@@ -65,8 +66,15 @@ __attribute__((target("sha,sse4.1"))) void block_sha_ni(uint32_t* h, const uint8
   _mm_storeu_si128(reinterpret_cast<__m128i*>(h + 4), _mm_alignr_epi8(dchg, feba, 8));
 }
 
+// CPUID leaf 1 ECX bit 19 (SSE4.1) and leaf 7 subleaf 0 EBX bit 29 (SHA), read directly:
+// clang 14 does not know __builtin_cpu_supports("sha").
 bool have_sha_ni() {
-  static const bool yes = __builtin_cpu_supports("sha") && __builtin_cpu_supports("sse4.1");
+  static const bool yes = [] {
+    unsigned a, b, c, d;
+    if (!__get_cpuid(1, &a, &b, &c, &d) || !(c & (1u << 19))) return false;
+    if (!__get_cpuid_count(7, 0, &a, &b, &c, &d)) return false;
+    return (b & (1u << 29)) != 0;
+  }();
   return yes;
 }
 }  // namespace
