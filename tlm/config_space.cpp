@@ -47,7 +47,7 @@ void ConfigSpace::set_sticky(uint16_t off, unsigned width, uint32_t mask) {
   for (unsigned i = 0; i < width; ++i) sticky_[off + i] = uint8_t(mask >> (8 * i));
 }
 
-uint32_t ConfigSpace::get(uint16_t off, unsigned width) const {
+uint32_t ConfigSpace::get_checked(uint16_t off, unsigned width) const {
   check_range(off, width, "get");
   uint32_t v = 0;
   for (unsigned i = 0; i < width; ++i) v |= uint32_t(value_[off + i]) << (8 * i);

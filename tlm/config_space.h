@@ -34,7 +34,16 @@ class ConfigSpace {
   void set_sticky(uint16_t off, unsigned width, uint32_t mask);
 
   // Device-side access: no masks apply (hardware updating its own status, HwInit values).
-  uint32_t get(uint16_t off, unsigned width) const;
+  uint32_t get(uint16_t off, unsigned width) const {
+    // The common case inline (a model reads Device Control or the Command register per DMA);
+    // anything else through the checked path, which throws ConfigLayoutError.
+    if ((width == 1 || width == 2 || width == 4) && size_t(off) + width <= value_.size()) {
+      uint32_t v = 0;
+      for (unsigned i = 0; i < width; ++i) v |= uint32_t(value_[off + i]) << (8 * i);
+      return v;
+    }
+    return get_checked(off, width);
+  }
   void set(uint16_t off, unsigned width, uint32_t value);
   void set_bits(uint16_t off, unsigned width, uint32_t bits) { set(off, width, get(off, width) | bits); }
   void clear_bits(uint16_t off, unsigned width, uint32_t bits) { set(off, width, get(off, width) & ~bits); }
@@ -74,6 +83,7 @@ class ConfigSpace {
 
  private:
   void check_range(uint16_t off, unsigned width, const char* what) const;
+  uint32_t get_checked(uint16_t off, unsigned width) const;
   std::vector<uint8_t> value_, reset_, wmask_, w1c_, sticky_;
   struct Hook {
     uint16_t start, len;

@@ -40,9 +40,12 @@ bool Requester::write_transport(uint64_t addr, const uint8_t* bytes, size_t len,
   x.hdr.type = tlp::Type::MWr;
   set_byte_enables(x.hdr, addr, len);
   x.hdr.requester_id = requester_id_();
-  std::vector<uint8_t> payload(size_t(x.hdr.length_dw) * 4, 0);
+  // The payload and the generic payload are the requester's, reused: nothing keeps them after
+  // b_transport returns (the target copies what it takes).
+  std::vector<uint8_t>& payload = transport_bytes_;
+  payload.assign(size_t(x.hdr.length_dw) * 4, 0);
   std::memcpy(payload.data() + (addr & 3), bytes, len);
-  tlm::tlm_generic_payload gp;
+  tlm::tlm_generic_payload& gp = transport_gp_;
   gp.set_command(tlm::TLM_WRITE_COMMAND);
   gp.set_address(addr);
   gp.set_data_ptr(payload.data());

@@ -217,6 +217,8 @@ class Requester : public sc_core::sc_module {
   TimedQueue sync_;  // TLP-path accesses of a device running ahead, issued at its local time
   uint64_t direct_reads_ = 0, direct_writes_ = 0;
   std::vector<std::pair<uint8_t*, size_t>> segments_;  // of the access being served directly
+  tlm::tlm_generic_payload transport_gp_;  // write_transport's, reused
+  std::vector<uint8_t> transport_bytes_;
 };
 
 }  // namespace dpusim::pcie

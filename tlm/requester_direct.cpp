@@ -20,14 +20,6 @@ bool same_route(const DmiRoute& a, const DmiRoute& b) {
   return true;
 }
 
-unsigned log2_of(unsigned v) {
-  unsigned n = 0;
-  while (v > 1) {
-    v >>= 1;
-    ++n;
-  }
-  return n;
-}
 }  // namespace
 
 void Requester::set_fidelity(Fidelity f) {
@@ -122,7 +114,7 @@ uint64_t Requester::memo_key(unsigned route, uint64_t addr, size_t len, unsigned
   // The split and the header size depend on the offset in the page, the length, whether the
   // address is above 4 GiB, and the limit; 0 for shapes too large to key (not memoised).
   if (len >= (uint64_t(1) << 30) || route >= 64) return 0;
-  return uint64_t(len) << 34 | uint64_t(route) << 28 | uint64_t(log2_of(limit)) << 24 |
+  return uint64_t(len) << 34 | uint64_t(route) << 28 | uint64_t(__builtin_ctz(limit)) << 24 |
          uint64_t((addr >> 32) != 0) << 23 | uint64_t(write) << 22 | (addr & 0xfff);
 }
 
@@ -152,6 +144,7 @@ void Requester::take_direct(uint64_t addr, size_t len, uint8_t* out, uint64_t is
     off += n;
   }
   ++direct_reads_;
+  if (!ctx_.log.wants(kDmaEvent)) return;  // (before name(), whose length is counted)
   if (Event e = ctx_.log.event(issued, name(), kDmaEvent))
     e.str("op", "read").hex("addr", addr).u64("len", len).u64("done_ps", due);
 }
@@ -200,8 +193,9 @@ bool Requester::write_direct(uint64_t addr, const uint8_t* bytes, size_t len, sc
   const uint64_t issued = keeper_.local_ps();
   const DmiRoute::WriteTimes w = write_time(route, addr, len, max_payload_size());
   ++direct_writes_;
-  if (Event e = ctx_.event(name(), kDmaEvent))
-    e.str("op", "write").hex("addr", addr).u64("len", len).u64("done_ps", issued + w.landed);
+  if (ctx_.log.wants(kDmaEvent))
+    if (Event e = ctx_.event(name(), kDmaEvent))
+      e.str("op", "write").hex("addr", addr).u64("len", len).u64("done_ps", issued + w.landed);
   *sent = sc_time::from_value(issued - ctx_.now_ps() + w.sent);
   return true;
 }

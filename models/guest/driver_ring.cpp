@@ -36,8 +36,10 @@ DriverRing::DriverRing(host::HostMemory& mem, const Layout& layout, State s)
 bool DriverRing::add(const Buf* bufs, size_t n_out, size_t n_in, uint64_t token) {
   const size_t n = n_out + n_in;
   if (n == 0 || n > free_.size()) return false;
-  Posted p;
+  // Built in its slot (a free head's slot holds no chain), reusing the slot's id storage.
+  Posted& p = slots_[free_.front()];
   p.token = token;
+  p.ids.clear();
   for (size_t k = 0; k < n; ++k) {
     p.ids.push_back(free_.front());
     free_.pop_front();
@@ -58,7 +60,6 @@ bool DriverRing::add(const Buf* bufs, size_t n_out, size_t n_in, uint64_t token)
   avail_idx_ = uint16_t(avail_idx_ + 1);
   put_le16(v, avail_idx_);
   mem_.write(layout_.avail + VRING_AVAIL_IDX, v, 2);  // after the entry
-  slots_[p.head] = std::move(p);
   ++in_flight_;
   return true;
 }

@@ -120,11 +120,11 @@ bool FrameChecker::check(unsigned rxq, const uint8_t* frame, size_t len, uint64_
   }
   const uint64_t seq = get_le(frame + 14, 8);
   const uint16_t flow = uint16_t(get_le(frame + 22, 2));
-  const std::string what = "flow " + std::to_string(flow) + " frame " + std::to_string(seq);
+  auto what = [&] { return "flow " + std::to_string(flow) + " frame " + std::to_string(seq); };  // for a problem only
   if (scratch_.size() < len) scratch_.resize(len);
   FrameSource::pattern(key_, flow, seq, scratch_.data(), len - kTrafficHeaderBytes);
   if (std::memcmp(scratch_.data(), frame + kTrafficHeaderBytes, len - kTrafficHeaderBytes) != 0) {
-    problem(counts_.corrupt, what + ": payload differs from what was sent");
+    problem(counts_.corrupt, what() + ": payload differs from what was sent");
     return false;
   }
   if (flow >= seen_.size()) {
@@ -134,14 +134,14 @@ bool FrameChecker::check(unsigned rxq, const uint8_t* frame, size_t len, uint64_
   std::vector<bool>& seen = seen_[flow];
   if (seq >= seen.size()) seen.resize(std::max<size_t>(size_t(seq) + 1, seen.size() * 2), false);
   if (seen[seq]) {
-    problem(counts_.duplicate, what + " received twice");
+    problem(counts_.duplicate, what() + " received twice");
     return false;
   }
   seen[seq] = true;
   std::vector<uint64_t>& next = next_in_queue_[flow];
   if (rxq >= next.size()) next.resize(size_t(rxq) + 1, 0);
   if (seq < next[rxq]) {
-    problem(counts_.reordered, what + " on receive queue " + std::to_string(rxq) + " after frame " +
+    problem(counts_.reordered, what() + " on receive queue " + std::to_string(rxq) + " after frame " +
                                    std::to_string(next[rxq] - 1));
     return false;
   }

@@ -75,9 +75,9 @@ void VnetEndpoint::next_entry(Vq& vq) {
   });
 }
 
-void VnetEndpoint::complete_used(Vq& vq, const std::vector<std::pair<uint32_t, uint32_t>>& elems) {
-  vq.ring.publish_used(vq.used_idx, elems);
-  vq.used_idx = uint16_t(vq.used_idx + elems.size());
+void VnetEndpoint::complete_used(Vq& vq, const SplitRing::UsedElem* elems, size_t n) {
+  vq.ring.publish_used(vq.used_idx, elems, n);
+  vq.used_idx = uint16_t(vq.used_idx + n);
   ctx_.event(name(), datapath_event::vq_used).u64("ep", index_).u64("vq", vq.index).u64("used_idx", vq.used_idx);
   const uint16_t vector = vq.ring.conf().msix;
   if (vector == VIRTIO_MSI_NO_VECTOR || (vq.avail_flags & VRING_AVAIL_F_NO_INTERRUPT)) return;
@@ -101,7 +101,8 @@ void VnetEndpoint::transmit(Vq& vq, const Chain& chain) {
   size_t total = 0;
   for (const Desc& d : chain.readable) total += d.len;
   auto finish = [this, &vq, head = chain.head] {
-    complete_used(vq, {{head, 0}});
+    const SplitRing::UsedElem used{head, 0};
+    complete_used(vq, &used, 1);
     next_entry(vq);
   };
   if (total > kMaxTxChainBytes) {
@@ -122,9 +123,9 @@ void VnetEndpoint::transmit(Vq& vq, const Chain& chain) {
         ++counters_.tx_dropped;
         ctx_.event(name(), datapath_event::tx_drop).u64("vq", vq.index).str("reason", drop).u64("len", bytes.size());
       } else {
-        std::vector<uint8_t> frame(bytes.begin() + VIRTIO_NET_HDR_V1_SIZE, bytes.end());
+        bytes.erase(bytes.begin(), bytes.begin() + VIRTIO_NET_HDR_V1_SIZE);  // the frame, in place
         ++counters_.tx_frames;
-        const uint64_t id = wire->send(*this, std::move(frame), dma().local_offset());
+        const uint64_t id = wire->send(*this, std::move(bytes), dma().local_offset());
         ctx_.event(name(), datapath_event::vq_frame).u64("vq", vq.index).str("dir", "tx").u64("frame", id);
       }
       finish();
@@ -213,10 +214,14 @@ void VnetEndpoint::deliver_rx(Vq& vq, std::shared_ptr<std::vector<Chain>> chains
   --trace_rx_fifo_;
   ++rx_in_dma_;
   after(ctx_.ps(vnet::timing::dp_rx_frame_ps), [this, &vq, chains, frame = std::move(frame)] {
-    std::vector<uint8_t> bytes(VIRTIO_NET_HDR_V1_SIZE, 0);
+    // The header and the frame, and the used elements, in the endpoint's scratch buffers
+    // (done with before anything else of the endpoint runs).
+    std::vector<uint8_t>& bytes = rx_bytes_;
+    bytes.assign(VIRTIO_NET_HDR_V1_SIZE, 0);
     put_le16(&bytes[VIRTIO_NET_HDR_NUM_BUFFERS], uint16_t(chains->size()));
     bytes.insert(bytes.end(), frame.bytes.begin(), frame.bytes.end());
-    std::vector<std::pair<uint32_t, uint32_t>> elems;
+    std::vector<SplitRing::UsedElem>& elems = rx_elems_;
+    elems.clear();
     size_t off = 0;
     for (const Chain& c : *chains) {
       size_t cap = 0;
@@ -231,7 +236,7 @@ void VnetEndpoint::deliver_rx(Vq& vq, std::shared_ptr<std::vector<Chain>> chains
     ctx_.checker.frame_received();
     ctx_.event(name(), datapath_event::vq_frame).u64("vq", vq.index).str("dir", "rx").u64("frame", frame.id)
         .u64("buffers", chains->size());
-    complete_used(vq, elems);
+    complete_used(vq, elems.data(), elems.size());
     next_entry(vq);
   });
 }
@@ -259,7 +264,8 @@ void VnetEndpoint::ctrl_req_complete(uint16_t head, uint8_t status) {
     Vq& vq = *vqs_[cvq_index_];
     vq.ring.write_byte(it->writable.front().addr, status);
     pending_ctrl_.erase(it);
-    complete_used(vq, {{head, 1}});
+    const SplitRing::UsedElem used{head, 1};
+    complete_used(vq, &used, 1);
     return next_entry(vq);
   }
 }

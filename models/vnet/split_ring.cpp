@@ -24,25 +24,25 @@ std::string SplitRing::take_desc(Chain& chain, uint16_t index, unsigned count, c
   *more = false;
   const Desc d{le64(p + VRING_DESC_ADDR), le32(p + VRING_DESC_LEN), le16(p + VRING_DESC_FLAGS)};
   *next = le16(p + VRING_DESC_NEXT);
-  const std::string at = "descriptor " + std::to_string(index);
-  if (d.flags & VRING_DESC_F_INDIRECT) return at + " is indirect (not negotiated)";
-  if (d.len == 0) return at + " has length 0";
+  auto at = [index] { return "descriptor " + std::to_string(index); };  // built for an error only
+  if (d.flags & VRING_DESC_F_INDIRECT) return at() + " is indirect (not negotiated)";
+  if (d.len == 0) return at() + " has length 0";
   if (d.flags & VRING_DESC_F_WRITE) {
     chain.writable.push_back(d);
   } else if (!chain.writable.empty()) {
-    return at + " is device-readable after a device-writable one";
+    return at() + " is device-readable after a device-writable one";
   } else {
     chain.readable.push_back(d);
   }
   if (!(d.flags & VRING_DESC_F_NEXT)) return std::string();
   if (*next >= conf_.size)
-    return at + " chains to " + std::to_string(*next) + ", out of range (queue size " + std::to_string(conf_.size) + ")";
+    return at() + " chains to " + std::to_string(*next) + ", out of range (queue size " + std::to_string(conf_.size) + ")";
   (void)count;
   *more = true;
   return std::string();
 }
 
-void SplitRing::write_buffers(const std::vector<Desc>& descs, const uint8_t* bytes, size_t len) {
+void SplitRing::write_buffers(const DescList& descs, const uint8_t* bytes, size_t len) {
   size_t off = 0;
   for (const Desc& d : descs) {
     if (off >= len) break;
@@ -52,9 +52,10 @@ void SplitRing::write_buffers(const std::vector<Desc>& descs, const uint8_t* byt
   }
 }
 
-void SplitRing::publish_used(uint16_t used_idx, const std::vector<std::pair<uint32_t, uint32_t>>& elems) {
+void SplitRing::publish_used(uint16_t used_idx, const UsedElem* elems, size_t n) {
   uint16_t idx = used_idx;
-  for (const auto& [id, len] : elems) {
+  for (size_t k = 0; k < n; ++k) {
+    const auto& [id, len] = elems[k];
     uint8_t e[VRING_USED_ELEM_SIZE];
     put_le32(e + VRING_USED_ELEM_ID, id);
     put_le32(e + VRING_USED_ELEM_LEN, len);

@@ -38,9 +38,35 @@ struct Desc {
   uint16_t flags;
 };
 
+// A chain's descriptors of one direction, in chain order: the first kInline in place (a frame's
+// chain has one or two), so walking a chain allocates nothing; longer chains on the heap.
+class DescList {
+ public:
+  static constexpr size_t kInline = 4;
+  void push_back(const Desc& d) {
+    if (n_ < kInline) {
+      inline_[n_] = d;
+    } else {
+      if (heap_.empty()) heap_.assign(inline_, inline_ + kInline);
+      heap_.push_back(d);
+    }
+    ++n_;
+  }
+  size_t size() const { return n_; }
+  bool empty() const { return n_ == 0; }
+  const Desc* begin() const { return n_ <= kInline ? inline_ : heap_.data(); }
+  const Desc* end() const { return begin() + n_; }
+  const Desc& front() const { return *begin(); }
+
+ private:
+  Desc inline_[kInline]{};
+  std::vector<Desc> heap_;  // all of them once there are more than kInline
+  size_t n_ = 0;
+};
+
 struct Chain {
   uint16_t head = 0;
-  std::vector<Desc> readable, writable;  // in chain order, split by VRING_DESC_F_WRITE
+  DescList readable, writable;  // split by VRING_DESC_F_WRITE
 };
 
 class SplitRing {
@@ -69,12 +95,13 @@ class SplitRing {
   void read_chain(uint16_t head, Done done);
   // The bytes of `descs`, concatenated (read in parallel).
   template <typename Done>
-  void read_buffers(const std::vector<Desc>& descs, Done done);
+  void read_buffers(const DescList& descs, Done done);
   // Writes `bytes` into `descs` in order (the caller checked they fit); posted.
-  void write_buffers(const std::vector<Desc>& descs, const uint8_t* bytes, size_t len);
+  void write_buffers(const DescList& descs, const uint8_t* bytes, size_t len);
   // Writes used ring elements for slots [used_idx, used_idx + n) and then the new idx; posted,
   // so they reach host memory in this order.
-  void publish_used(uint16_t used_idx, const std::vector<std::pair<uint32_t, uint32_t>>& elems);
+  using UsedElem = std::pair<uint32_t, uint32_t>;  // (id, len)
+  void publish_used(uint16_t used_idx, const UsedElem* elems, size_t n);
   // A single byte back into host memory (the CVQ's ack).
   void write_byte(uint64_t addr, uint8_t value);
 
@@ -149,7 +176,7 @@ void SplitRing::walk(Chain chain, uint16_t index, unsigned count, Done done) {
 }
 
 template <typename Done>
-void SplitRing::read_buffers(const std::vector<Desc>& descs, Done done) {
+void SplitRing::read_buffers(const DescList& descs, Done done) {
   size_t total = 0;
   for (const Desc& d : descs) total += d.len;
   if (descs.empty()) return done(std::vector<uint8_t>(), std::string());

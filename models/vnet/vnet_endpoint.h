@@ -138,7 +138,7 @@ class VnetEndpoint : public pcie::EndpointBase, public net::NetEnd {
   void deliver_rx(Vq& vq, std::shared_ptr<std::vector<Chain>> chains);
   void fill_rx(Vq& vq, std::shared_ptr<std::vector<Chain>> chains, size_t capacity);
   void take_ctrl(Vq& vq, const Chain& chain);
-  void complete_used(Vq& vq, const std::vector<std::pair<uint32_t, uint32_t>>& elems);
+  void complete_used(Vq& vq, const SplitRing::UsedElem* elems, size_t n);
   void device_error(Vq& vq, const std::string& reason);
   unsigned steer(const std::vector<uint8_t>& frame) const;
 
@@ -153,6 +153,9 @@ class VnetEndpoint : public pcie::EndpointBase, public net::NetEnd {
   std::vector<Chain> pending_ctrl_;  // requests handed to the application, by head
   uint64_t rx_in_dma_ = 0;           // frames taken from a FIFO, not yet in a used ring
   Counters counters_;
+  // deliver_rx's scratch: the received frame with its header, and the used elements.
+  std::vector<uint8_t> rx_bytes_;
+  std::vector<SplitRing::UsedElem> rx_elems_;
   uint32_t trace_rx_fifo_ = 0;
 };
 
