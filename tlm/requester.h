@@ -185,6 +185,9 @@ class Requester : public sc_core::sc_module {
   uint64_t read_time(unsigned route, uint64_t addr, size_t len, unsigned mrrs);
   uint64_t memo_key(unsigned route, uint64_t addr, size_t len, unsigned limit, bool write);
   DmiRoute::WriteTimes write_time(unsigned route, uint64_t addr, size_t len, unsigned mps);
+  // The memoised (read ps | sent, landed) of a shape's key, computed on its first use.
+  template <typename Compute>
+  const std::pair<uint64_t, uint64_t>& memo_value(uint64_t key, Compute compute);
 
   uint64_t new_op(Done done, size_t result_len);
   void submit(Part part);
@@ -209,10 +212,16 @@ class Requester : public sc_core::sc_module {
   Fidelity fidelity_ = Fidelity::Tlp;
   std::map<uint64_t, Grant> grants_;  // by start address
   uint64_t grant_span_ = 0;           // the longest grant's end - start
-  std::array<const Grant*, 64> recent_{};  // by page number: the last grant used there
+  std::array<const Grant*, 512> recent_{};  // by page number: the last grant used there
   std::vector<std::shared_ptr<const DmiRoute>> routes_;  // distinct routes grants came with
   std::unordered_map<uint64_t, std::pair<uint64_t, uint64_t>> memo_;  // shape -> (read ps | sent, landed)
   uint64_t memo_generation_ = 0;
+  struct MemoSlot {
+    uint64_t key = 0;  // 0: empty (no shape's key is 0)
+    std::pair<uint64_t, uint64_t> value;
+  };
+  static constexpr size_t kMemoFront = 256;
+  std::array<MemoSlot, kMemoFront> memo_front_{};
   QuantumKeeper keeper_;
   TimedQueue sync_;  // TLP-path accesses of a device running ahead, issued at its local time
   uint64_t direct_reads_ = 0, direct_writes_ = 0;

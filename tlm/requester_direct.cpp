@@ -109,6 +109,7 @@ bool Requester::direct_span(uint64_t addr, size_t len, unsigned* route) {
 uint64_t Requester::memo_key(unsigned route, uint64_t addr, size_t len, unsigned limit, bool write) {
   if (memo_generation_ != ctx_.timing.generation()) {  // the profile changed: recompute
     memo_.clear();
+    memo_front_.fill(MemoSlot{});
     memo_generation_ = ctx_.timing.generation();
   }
   // The split and the header size depend on the offset in the page, the length, whether the
@@ -118,23 +119,32 @@ uint64_t Requester::memo_key(unsigned route, uint64_t addr, size_t len, unsigned
          uint64_t((addr >> 32) != 0) << 23 | uint64_t(write) << 22 | (addr & 0xfff);
 }
 
+template <typename Compute>
+const std::pair<uint64_t, uint64_t>& Requester::memo_value(uint64_t key, Compute compute) {
+  // A direct-mapped slot by the key's hash in front of the map: most accesses hit it.
+  MemoSlot& slot = memo_front_[(key * 0x9E3779B97F4A7C15ull) >> 56 & (kMemoFront - 1)];
+  if (slot.key == key) return slot.value;
+  auto [it, fresh] = memo_.try_emplace(key);
+  if (fresh) it->second = compute();
+  slot = MemoSlot{key, it->second};
+  return slot.value;
+}
+
 uint64_t Requester::read_time(unsigned route, uint64_t addr, size_t len, unsigned mrrs) {
   const uint64_t key = memo_key(route, addr, len, mrrs, false);
   if (!key) return routes_[route]->read_ps(ctx_, addr, len, mrrs);
-  auto [it, fresh] = memo_.try_emplace(key);
-  if (fresh) it->second.first = routes_[route]->read_ps(ctx_, addr, len, mrrs);
-  return it->second.first;
+  return memo_value(key, [&] { return std::pair<uint64_t, uint64_t>(routes_[route]->read_ps(ctx_, addr, len, mrrs), 0); })
+      .first;
 }
 
 DmiRoute::WriteTimes Requester::write_time(unsigned route, uint64_t addr, size_t len, unsigned mps) {
   const uint64_t key = memo_key(route, addr, len, mps, true);
   if (!key) return routes_[route]->write_ps(ctx_, addr, len, mps);
-  auto [it, fresh] = memo_.try_emplace(key);
-  if (fresh) {
+  const auto& v = memo_value(key, [&] {
     const DmiRoute::WriteTimes w = routes_[route]->write_ps(ctx_, addr, len, mps);
-    it->second = {w.sent, w.landed};
-  }
-  return DmiRoute::WriteTimes{it->second.first, it->second.second};
+    return std::pair<uint64_t, uint64_t>(w.sent, w.landed);
+  });
+  return DmiRoute::WriteTimes{v.first, v.second};
 }
 
 void Requester::take_direct(uint64_t addr, size_t len, uint8_t* out, uint64_t issued, uint64_t due) {

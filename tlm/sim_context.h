@@ -88,7 +88,8 @@ class SimContext {
   // a draw within the parameter's declared range (tlm/explore.h).
   uint64_t latency_ps(const TimingParam& p) {
     const TimingParamInfo& i = p.info();
-    if (!i.explore.any()) return timing.get(p);  // nothing to draw (and no knob name to build)
+    // Nothing to draw (and so no knob name to build): the profile's value.
+    if (!i.explore.any() || !explore.enabled()) return timing.get(p);
     return explore.latency(i.name, i.explore, timing.get(p), i.min, i.max);
   }
   sc_core::sc_time ps(const TimingParam& p) { return sc_core::sc_time::from_value(latency_ps(p)); }

@@ -61,7 +61,10 @@ void VnetEndpoint::next_entry(Vq& vq) {
   }
   if (vq.index % 2 == 0 && !is_cvq(vq.index)) {
     if (vq.fifo.empty()) return service_done(vq);
-    return fill_rx(vq, std::make_shared<std::vector<Chain>>(), 0);
+    // The queue's chain list is reused once nothing else holds it (a frame's delivery done).
+    if (!vq.rx_chains || vq.rx_chains.use_count() > 1) vq.rx_chains = std::make_shared<std::vector<Chain>>();
+    vq.rx_chains->clear();
+    return fill_rx(vq, vq.rx_chains, 0);
   }
   if (vq.last_avail == vq.avail_idx) return service_done(vq);
   vq.ring.read_entry(vq.last_avail, [this, &vq](uint16_t head, const std::string& error) {

@@ -119,6 +119,7 @@ class VnetEndpoint : public pcie::EndpointBase, public net::NetEnd {
     uint16_t last_avail = 0, avail_idx = 0, used_idx = 0, avail_flags = 0;
     bool busy = false, again = false;
     std::deque<net::Frame> fifo;  // RX: frames waiting for buffers
+    std::shared_ptr<std::vector<Chain>> rx_chains;  // RX: the chains of the frame being placed
     uint8_t trace_state = 0;
   };
   void set_state(Vq& vq, VqState s);
