@@ -212,7 +212,7 @@ class Requester : public sc_core::sc_module {
   Fidelity fidelity_ = Fidelity::Tlp;
   std::map<uint64_t, Grant> grants_;  // by start address
   uint64_t grant_span_ = 0;           // the longest grant's end - start
-  std::array<const Grant*, 512> recent_{};  // by page number: the last grant used there
+  std::array<const Grant*, 512> recent_{};  // by 256-byte block (hint_index): the last grant used there
   std::vector<std::shared_ptr<const DmiRoute>> routes_;  // distinct routes grants came with
   std::unordered_map<uint64_t, std::pair<uint64_t, uint64_t>> memo_;  // shape -> (read ps | sent, landed)
   uint64_t memo_generation_ = 0;

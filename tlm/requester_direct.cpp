@@ -20,6 +20,10 @@ bool same_route(const DmiRoute& a, const DmiRoute& b) {
   return true;
 }
 
+// The hint slot of an address: by 256-byte block, since one page may hold several grants (a
+// ring's driver and device areas are separate allocations, often in one page).
+size_t hint_index(uint64_t addr) { return size_t(addr >> 8) % 512; }  // 512: Requester::recent_.size()
+
 }  // namespace
 
 void Requester::set_fidelity(Fidelity f) {
@@ -51,7 +55,7 @@ unsigned Requester::route_index(const DmiRoute& r) {
 }
 
 const Requester::Grant* Requester::grant_at(uint64_t addr) {
-  const Grant*& hint = recent_[(addr >> 12) % recent_.size()];
+  const Grant*& hint = recent_[hint_index(addr)];
   if (hint && addr >= hint->start && addr <= hint->end) return hint->ptr ? hint : nullptr;
   auto it = grants_.upper_bound(addr);
   if (it != grants_.begin()) {
@@ -83,7 +87,7 @@ const Requester::Grant* Requester::grant_at(uint64_t addr) {
   invalidate_dmi(g.start, g.end);
   grant_span_ = std::max(grant_span_, g.end - g.start);
   const Grant& kept = grants_.emplace(g.start, g).first->second;
-  recent_[(addr >> 12) % recent_.size()] = &kept;
+  recent_[hint_index(addr)] = &kept;
   return kept.ptr ? &kept : nullptr;
 }
 
