@@ -286,6 +286,7 @@ void TraceWriter::close(const Open& o, uint64_t end_ps, std::string_view end_arg
 
 void TraceWriter::finish(uint64_t end_ps) {
   if (finished_) return;
+  tasks_.finish(*this, end_ps);
   for (auto& h : handlers_)
     if (h) h->finish(end_ps, *this);
   for (const auto& [key, o] : open_) close(o, end_ps, "{\"open_at_end\":true}");
