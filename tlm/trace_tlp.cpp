@@ -88,6 +88,8 @@ struct TlpFields {
 
 class TlpTrace : public TraceHandler {
  public:
+  TlpTrace() { last_hop_.reserve(1 << 13); }  // no rehash while the default scenario runs
+
   void on_event(const EventView& e, TraceWriter& out) override {
     if (e.name() == "cpl_timeout") return timed_out(e, out);
     args_.clear();

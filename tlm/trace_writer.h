@@ -124,6 +124,7 @@ class TraceWriter : public EventSink {
   std::map<std::string, uint32_t, std::less<>> processes_;
   std::map<std::string, uint32_t, std::less<>> track_index_;  // "process\x1fthread"
   std::vector<Track> tracks_;
+  std::vector<std::string> lane_text_;  // by tid: its records' ",\"pid\":..,\"tid\":.." text
   std::map<std::string, Open, std::less<>> open_;  // Begin slices by key
   std::map<uint32_t, Open> states_;                // by track
   std::string meta_;   // metadata records, in order of creation

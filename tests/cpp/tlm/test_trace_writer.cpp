@@ -264,3 +264,33 @@ TEST(TraceWriter, SameEventsSameBytes) {
   };
   EXPECT_EQ(run(), run());
 }
+
+TEST(TraceWriter, HostTasksNestTheirWaits) {
+  TraceRules rules;
+  TraceWriter w(rules);
+  w.task_spawn(0, 1, "scenario");
+  w.task_wait(0, 1, "sleep(10)");
+  w.task_wait(10, 1, "config_read 00:00.0+0x0");
+  w.task_end(15, 1, "returned");
+  w.task_spawn(5, 2, "irq \"a\"");
+  w.task_wait(5, 2, "event");
+  w.task_wait(7, 3, "never spawned");  // not a task: nothing
+  w.finish(40);
+  w.task_wait(50, 2, "after the end");  // nothing either
+  const std::vector<std::string> want = {
+      R"x({"ph":"B","pid":1,"tid":1,"ts":0.000000,"name":"scenario","cat":"task","args":{"name":"scenario","task":1,"end":{"name":"scenario","outcome":"returned","task":1}}})x",
+      R"x({"ph":"B","pid":1,"tid":1,"ts":0.000000,"name":"sleep(10)","cat":"task","args":{"name":"scenario","task":1,"what":"sleep(10)"}})x",
+      R"x({"ph":"B","pid":1,"tid":2,"ts":0.000005,"name":"irq \"a\"","cat":"task","args":{"name":"irq \"a\"","task":2,"end":{"open_at_end":true}}})x",
+      R"x({"ph":"B","pid":1,"tid":2,"ts":0.000005,"name":"event","cat":"task","args":{"name":"irq \"a\"","task":2,"what":"event","end":{"open_at_end":true}}})x",
+      R"x({"ph":"E","pid":1,"tid":1,"ts":0.000010,"name":"sleep(10)","cat":"task"})x",
+      R"x({"ph":"B","pid":1,"tid":1,"ts":0.000010,"name":"config_read 00:00.0+0x0","cat":"task","args":{"name":"scenario","task":1,"what":"config_read 00:00.0+0x0","end":{"name":"scenario","outcome":"returned","task":1}}})x",
+      R"x({"ph":"E","pid":1,"tid":1,"ts":0.000015,"name":"config_read 00:00.0+0x0","cat":"task"})x",
+      R"x({"ph":"E","pid":1,"tid":1,"ts":0.000015,"name":"scenario","cat":"task"})x",
+      R"x({"ph":"E","pid":1,"tid":2,"ts":0.000040,"name":"event","cat":"task"})x",
+      R"x({"ph":"E","pid":1,"tid":2,"ts":0.000040,"name":"irq \"a\"","cat":"task"})x",
+  };
+  EXPECT_EQ(records(w), want) << w.text();
+  EXPECT_NE(w.text().find(R"x({"ph":"M","pid":1,"tid":2,"name":"thread_name","args":{"name":"irq \"a\" #2"}})x"),
+            std::string::npos)
+      << w.text();
+}
