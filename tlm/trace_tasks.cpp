@@ -1,5 +1,7 @@
 #include "tlm/trace_tasks.h"
 
+#include <stdexcept>
+
 #include "tlm/event_log.h"
 #include "tlm/trace_writer.h"
 
@@ -14,7 +16,9 @@ TaskTrace::Task* TaskTrace::find(uint64_t task) {
 }
 
 void TaskTrace::spawn(TraceWriter& out, uint64_t ps, uint64_t task, std::string_view name) {
-  if (task == 0) return;
+  if (task == 0 || task > tasks_.size() + 1)
+    throw std::invalid_argument("trace: task number " + std::to_string(task) + " is not one of 1.." +
+                                std::to_string(tasks_.size() + 1) + " (tasks are numbered in spawn order)");
   if (tasks_.size() < task) tasks_.resize(task);
   Task& t = tasks_[task - 1];
   if (t.open) end(out, ps, task, {});

@@ -23,7 +23,9 @@ class TraceWriter;
 
 class TaskTrace {
  public:
-  // `task` numbers run from 1 in spawn order; a number seen again restarts its task.
+  // `task` numbers run from 1 in spawn order (spawn() throws std::invalid_argument naming a
+  // number past the next one); a number seen again restarts its task. A wait or an end of a
+  // task that is not running is not drawn.
   void spawn(TraceWriter& out, uint64_t ps, uint64_t task, std::string_view name);
   void wait(TraceWriter& out, uint64_t ps, uint64_t task, std::string_view what);
   void end(TraceWriter& out, uint64_t ps, uint64_t task, std::string_view outcome);

@@ -277,6 +277,14 @@ TEST(TraceWriter, HostTasksNestTheirWaits) {
   w.task_wait(7, 3, "never spawned");  // not a task: nothing
   w.finish(40);
   w.task_wait(50, 2, "after the end");  // nothing either
+  try {
+    TraceWriter other(rules);
+    other.task_spawn(0, 1, "a");
+    other.task_spawn(0, 3, "b");
+    FAIL() << "task 3 was spawned after task 1";
+  } catch (const std::invalid_argument& e) {
+    EXPECT_STREQ(e.what(), "trace: task number 3 is not one of 1..2 (tasks are numbered in spawn order)");
+  }
   const std::vector<std::string> want = {
       R"x({"ph":"B","pid":1,"tid":1,"ts":0.000000,"name":"scenario","cat":"task","args":{"name":"scenario","task":1,"end":{"name":"scenario","outcome":"returned","task":1}}})x",
       R"x({"ph":"B","pid":1,"tid":1,"ts":0.000000,"name":"sleep(10)","cat":"task","args":{"name":"scenario","task":1,"what":"sleep(10)"}})x",
