@@ -1,10 +1,10 @@
-// The offload engine's datapath on split rings (see vnet_endpoint.h): one queue is serviced
+// The offload engine's datapath on split rings (see vnet_engine.h): one queue is serviced
 // at a time per queue, entry after entry, each step a DMA whose completion continues it.
 // Its own delays go through after() and its frames leave at the local time, so in lt mode
 // (tlm/dma.h) the whole chain runs temporally decoupled on the endpoint's quantum keeper.
 #include "net/wire.h"
 #include "vnet/virtio_spec.h"
-#include "vnet/vnet_endpoint.h"
+#include "vnet/vnet_engine.h"
 #include "vnet/vnet_timing.h"
 
 namespace dpusim::vnet {
@@ -25,7 +25,7 @@ namespace {
 constexpr size_t kMaxTxChainBytes = 65536 + VIRTIO_NET_HDR_V1_SIZE;
 }  // namespace
 
-void VnetEndpoint::service(Vq& vq) {
+void VnetEngine::service(Vq& vq) {
   if (!running(vq)) return;
   if (vq.busy) {
     vq.again = true;
@@ -49,12 +49,12 @@ void VnetEndpoint::service(Vq& vq) {
   });
 }
 
-void VnetEndpoint::service_done(Vq& vq) {
+void VnetEngine::service_done(Vq& vq) {
   vq.busy = false;
   if (vq.again) service(vq);
 }
 
-void VnetEndpoint::next_entry(Vq& vq) {
+void VnetEngine::next_entry(Vq& vq) {
   if (!running(vq)) {
     vq.busy = false;
     return;
@@ -75,17 +75,17 @@ void VnetEndpoint::next_entry(Vq& vq) {
   });
 }
 
-void VnetEndpoint::complete_used(Vq& vq, const std::vector<std::pair<uint32_t, uint32_t>>& elems) {
+void VnetEngine::complete_used(Vq& vq, const std::vector<std::pair<uint32_t, uint32_t>>& elems) {
   vq.ring.publish_used(vq.used_idx, elems);
   vq.used_idx = uint16_t(vq.used_idx + elems.size());
   ctx_.event(name(), datapath_event::vq_used).u64("ep", index_).u64("vq", vq.index).u64("used_idx", vq.used_idx);
   const uint16_t vector = vq.ring.conf().msix;
   if (vector == VIRTIO_MSI_NO_VECTOR || (vq.avail_flags & VRING_AVAIL_F_NO_INTERRUPT)) return;
-  const char* outcome = msix().raise(vector);
+  const char* outcome = msix_->raise(vector);
   ctx_.event(name(), datapath_event::vq_interrupt).u64("vq", vq.index).u64("vector", vector).str("outcome", outcome);
 }
 
-void VnetEndpoint::device_error(Vq& vq, const std::string& reason) {
+void VnetEngine::device_error(Vq& vq, const std::string& reason) {
   vq.busy = false;
   if (error_) return;
   error_ = true;
@@ -95,7 +95,7 @@ void VnetEndpoint::device_error(Vq& vq, const std::string& reason) {
 
 // ---- transmit -----------------------------------------------------------------------------
 
-void VnetEndpoint::transmit(Vq& vq, const Chain& chain) {
+void VnetEngine::transmit(Vq& vq, const Chain& chain) {
   if (!chain.writable.empty()) return device_error(vq, "transmit chain " + std::to_string(chain.head) +
                                                            " has device-writable descriptors");
   size_t total = 0;
@@ -117,14 +117,14 @@ void VnetEndpoint::transmit(Vq& vq, const Chain& chain) {
     after(ctx_.ps(vnet::timing::dp_tx_frame_ps), [this, &vq, finish, bytes = std::move(bytes)]() mutable {
       const char* drop = nullptr;
       if (bytes.size() < VIRTIO_NET_HDR_V1_SIZE + net::kEthHeaderBytes) drop = "shorter than the header and an Ethernet header";
-      else if (!wire) drop = "no wire on the port";
+      else if (!port_.wire) drop = "no wire on the port";
       if (drop) {
         ++counters_.tx_dropped;
         ctx_.event(name(), datapath_event::tx_drop).u64("vq", vq.index).str("reason", drop).u64("len", bytes.size());
       } else {
         std::vector<uint8_t> frame(bytes.begin() + VIRTIO_NET_HDR_V1_SIZE, bytes.end());
         ++counters_.tx_frames;
-        const uint64_t id = wire->send(*this, std::move(frame), dma().local_offset());
+        const uint64_t id = port_.wire->send(port_, std::move(frame), dma_.local_offset());
         ctx_.event(name(), datapath_event::vq_frame).u64("vq", vq.index).str("dir", "tx").u64("frame", id);
       }
       finish();
@@ -134,7 +134,7 @@ void VnetEndpoint::transmit(Vq& vq, const Chain& chain) {
 
 // ---- receive ------------------------------------------------------------------------------
 
-unsigned VnetEndpoint::steer(const std::vector<uint8_t>& frame) const {
+unsigned VnetEngine::steer(const std::vector<uint8_t>& frame) const {
   // No RSS is offered: a receive queue is chosen among the enabled ones by a hash of the
   // frame's first 64 bytes (addresses, EtherType, L3/L4 headers), so a flow stays on a queue.
   auto receives = [this](const Vq& vq) { return vq.index % 2 == 0 && !is_cvq(vq.index) && running(vq); };
@@ -147,7 +147,7 @@ unsigned VnetEndpoint::steer(const std::vector<uint8_t>& frame) const {
   return unsigned(vqs_.size());
 }
 
-void VnetEndpoint::frame_arrived(net::Frame frame) {
+void VnetEngine::frame_arrived(net::Frame frame) {
   const unsigned q = steer(frame.bytes);
   const char* drop = nullptr;
   if (q >= vqs_.size()) drop = "rx_queue_not_ready";
@@ -165,7 +165,7 @@ void VnetEndpoint::frame_arrived(net::Frame frame) {
   service(vq);
 }
 
-void VnetEndpoint::fill_rx(Vq& vq, std::shared_ptr<std::vector<Chain>> chains, size_t capacity) {
+void VnetEngine::fill_rx(Vq& vq, std::shared_ptr<std::vector<Chain>> chains, size_t capacity) {
   const bool mrg = features_ & bit(VIRTIO_NET_F_MRG_RXBUF);
   const size_t needed = VIRTIO_NET_HDR_V1_SIZE + vq.fifo.front().bytes.size();
   if (capacity >= needed) return deliver_rx(vq, chains);
@@ -207,7 +207,7 @@ void VnetEndpoint::fill_rx(Vq& vq, std::shared_ptr<std::vector<Chain>> chains, s
   });
 }
 
-void VnetEndpoint::deliver_rx(Vq& vq, std::shared_ptr<std::vector<Chain>> chains) {
+void VnetEngine::deliver_rx(Vq& vq, std::shared_ptr<std::vector<Chain>> chains) {
   net::Frame frame = std::move(vq.fifo.front());
   vq.fifo.pop_front();
   --trace_rx_fifo_;
@@ -238,7 +238,7 @@ void VnetEndpoint::deliver_rx(Vq& vq, std::shared_ptr<std::vector<Chain>> chains
 
 // ---- control virtqueue ----------------------------------------------------------------------
 
-void VnetEndpoint::take_ctrl(Vq& vq, const Chain& chain) {
+void VnetEngine::take_ctrl(Vq& vq, const Chain& chain) {
   size_t in = 0;
   for (const Desc& d : chain.readable) in += d.len;
   if (in < 2 || chain.writable.empty() || in > 65536)
@@ -253,7 +253,7 @@ void VnetEndpoint::take_ctrl(Vq& vq, const Chain& chain) {
   });
 }
 
-void VnetEndpoint::ctrl_req_complete(uint16_t head, uint8_t status) {
+void VnetEngine::ctrl_req_complete(uint16_t head, uint8_t status) {
   for (auto it = pending_ctrl_.begin(); it != pending_ctrl_.end(); ++it) {
     if (it->head != head) continue;
     Vq& vq = *vqs_[cvq_index_];
