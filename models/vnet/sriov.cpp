@@ -198,15 +198,7 @@ bool Sriov::serve_memory(const tlp::Header& h, const uint8_t* data, const std::f
 
 void Sriov::mmio_read(VfSlot& vf, uint64_t off, const tlp::Header& h, const std::function<void(pcie::Tlp*)>& send_up) {
   const unsigned len = h.length_dw;
-  if (len >= 1 && len <= 2 && off >= VNET_BAR0_MSIX_TABLE) {
-    std::vector<uint8_t> bytes(4 * len, 0);
-    if (firmware_read(vf, off, 4 * len, bytes.data())) {
-      const pcie::Function& pf = app_.devices[vf.pf]->images.virtio();
-      pcie::complete_memory_read(app_.ctx.pool, h, rid(vf), bytes.data() + tlp::first_enabled_byte(h.first_be),
-                                 pf.max_payload_size(), pf.read_completion_boundary(), send_up);
-      return;
-    }
-  }
+  // The firmware's regions (MSI-X table, PBA, doorbells) go to the PF's endpoint (vf_firmware_at).
   if (len == 0 || len > 2 || off >= VNET_BAR0_MSIX_TABLE) {
     app_.log.debug(kMainThread, "SR-IOV: VF[vf_index=%u] mmio read at 0x%lx (%u DW) not served", vf.g,
                    static_cast<unsigned long>(off), len);
@@ -227,7 +219,6 @@ void Sriov::mmio_read(VfSlot& vf, uint64_t off, const tlp::Header& h, const std:
 }
 
 void Sriov::mmio_write(VfSlot& vf, uint64_t off, const tlp::Header& h, const uint8_t* data) {
-  if (off >= VNET_BAR0_MSIX_TABLE) return firmware_write(vf, off, 4 * h.length_dw, data);
   for (unsigned k = 0; k < h.length_dw && k < 2; ++k) {
     const uint64_t dw_off = off + 4 * k;
     if (dw_off >= VIRTIO_PCI_COMMON_CFG_SIZE) continue;  // device config is read-only; firmware regions not modelled

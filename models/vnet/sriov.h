@@ -49,6 +49,8 @@
 #include <functional>
 
 #include <deque>
+#include <optional>
+#include <utility>
 
 #include "net/net_end.h"
 #include "tlm/activity.h"
@@ -63,6 +65,7 @@
 namespace dpusim::vnet {
 
 class Sriov;
+class VnetEndpoint;
 
 // A VF's network end, which a wire names "ep<pf>.vf<slot>": frames go to the VF's engine while
 // it has one (dropped and counted, "rx_queue_not_ready", while not); the PF's line rate.
@@ -114,6 +117,12 @@ class Sriov {
   void bringup(unsigned g, uint32_t stage_gen, pcie::Activity& w);  // VF_BRINGUP
   void ctrl_reqs(unsigned g, uint32_t gen, pcie::Activity& w);      // VF_CTRL_REQ
 
+  // The VF firmware regions of PF `pf` (MSI-X table, PBA, doorbells: 0x2000 and up of an
+  // active VF's slice), which the application's switch forwards to the PF's endpoint like the
+  // PF's own: (VF slot, offset in its slice), or nothing.
+  std::optional<std::pair<unsigned, uint64_t>> vf_firmware_at(unsigned pf, uint64_t address) const;
+  // Hands PF `pf`'s endpoint its VFs' firmware regions (VnetEndpoint::serve_vf_firmware).
+  void attach_endpoint(unsigned pf, VnetEndpoint& ep);
   // A memory request PE1 got: served (true) when it lies in a PF's VF BAR aperture.
   bool serve_memory(const tlp::Header& h, const uint8_t* data, const std::function<void(pcie::Tlp*)>& send_up);
 
@@ -141,7 +150,7 @@ class Sriov {
   void mmio_read(VfSlot& vf, uint64_t off, const tlp::Header& h, const std::function<void(pcie::Tlp*)>& send_up);
   void mmio_write(VfSlot& vf, uint64_t off, const tlp::Header& h, const uint8_t* data);
   // sriov_datapath.cpp: the VF's firmware regions and engine.
-  bool firmware_read(VfSlot& vf, uint64_t off, unsigned len, uint8_t* out);
+  void firmware_read(VfSlot& vf, uint64_t off, unsigned len, uint8_t* out);
   void firmware_write(VfSlot& vf, uint64_t off, unsigned len, const uint8_t* in);
   void create_msix(VfSlot& vf);
   void create_engine(VfSlot& vf);

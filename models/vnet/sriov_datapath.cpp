@@ -56,21 +56,37 @@ void Sriov::create_msix(VfSlot& vf) {
   vf.msix->bus_master_enabled = [&vf] { return vf.fn->bus_master(); };
 }
 
-// The MSI-X table and PBA answer from the VF's start; the doorbell window reads 0. False: the
-// offset is in no firmware region (past the doorbells).
-bool Sriov::firmware_read(VfSlot& vf, uint64_t off, unsigned len, uint8_t* out) {
+std::optional<std::pair<unsigned, uint64_t>> Sriov::vf_firmware_at(unsigned pf, uint64_t address) const {
+  if (pf >= app_.num_ep() || !app_.controllers[pf].device_present) return std::nullopt;
+  const SriovPfState& st = app_.devices[pf]->images.sriov()->state();
+  const int k = st.vf_at(address);
+  if (k < 0 || !vfs_[pf * total_vfs_ + unsigned(k)].active) return std::nullopt;
+  const uint64_t off = address - st.vf_bar_base(unsigned(k));
+  if (off < VNET_BAR0_MSIX_TABLE) return std::nullopt;  // the application's registers: PE1's
+  return std::make_pair(unsigned(k), off);
+}
+
+void Sriov::attach_endpoint(unsigned pf, VnetEndpoint& ep) {
+  ep.serve_vf_firmware({[this, pf](uint64_t address) { return vf_firmware_at(pf, address); },
+                        [this, pf](unsigned k, uint64_t off, uint8_t* out, size_t n) {
+                          firmware_read(vfs_[pf * total_vfs_ + k], off, unsigned(n), out);
+                        },
+                        [this, pf](unsigned k, uint64_t off, const uint8_t* in, size_t n) {
+                          firmware_write(vfs_[pf * total_vfs_ + k], off, unsigned(n), in);
+                        }});
+}
+
+// The MSI-X table and PBA answer from the VF's start; the doorbells and what lies past them
+// read 0.
+void Sriov::firmware_read(VfSlot& vf, uint64_t off, unsigned len, uint8_t* out) {
   const std::string path = vf.port->end_name();
   if (off >= VNET_BAR0_MSIX_TABLE && off < VNET_BAR0_MSIX_PBA) {
     if (!vf.msix->table_read(uint32_t(off - VNET_BAR0_MSIX_TABLE), len, out))
       app_.ctx.event(path, "msix_bad_access").hex("offset", off).u64("len", len);
-    return true;
-  }
-  if (off >= VNET_BAR0_MSIX_PBA && off < VNET_BAR0_DOORBELL) {
+  } else if (off >= VNET_BAR0_MSIX_PBA && off < VNET_BAR0_DOORBELL) {
     if (!vf.msix->pba_read(uint32_t(off - VNET_BAR0_MSIX_PBA), len, out))
       app_.ctx.event(path, "msix_bad_access").hex("offset", off).u64("len", len);
-    return true;
   }
-  return off >= VNET_BAR0_DOORBELL && off < VNET_BAR0_DOORBELL + VNET_BAR0_DOORBELL_LEN;
 }
 
 void Sriov::firmware_write(VfSlot& vf, uint64_t off, unsigned len, const uint8_t* in) {

@@ -1,5 +1,6 @@
 #include "vnet/vnet_endpoint.h"
 
+#include "vnet/sriov_limits.h"
 #include "vnet/vnet_layout.h"
 #include "vnet/vnet_timing.h"
 
@@ -28,12 +29,29 @@ void VnetEndpoint::trace(sc_trace_file* vcd) {
   sc_trace(vcd, dma().trace_outstanding, std::string(name()) + ".outstanding_np", 32);
 }
 
+// The VFs' slices as a pseudo-BAR 1 of VNET_SRIOV_MAX_TOTAL_VFS slices: its offset is
+// vf x 32 KiB + the offset in the VF's slice.
 std::optional<pcie::BarHit> VnetEndpoint::decode(uint64_t address) const {
   const uint64_t base = function().bar_address(0);
-  if (base == 0 || address < base || address - base >= VNET_BAR0_SIZE) return std::nullopt;
-  return pcie::BarHit{0, address - base};
+  if (base != 0 && address >= base && address - base < VNET_BAR0_SIZE) return pcie::BarHit{0, address - base};
+  if (vf_.at)
+    if (const auto hit = vf_.at(address)) return pcie::BarHit{1, uint64_t(hit->first) * VNET_BAR0_SIZE + hit->second};
+  return std::nullopt;
 }
 
-uint64_t VnetEndpoint::bar_size(unsigned bar) const { return bar == 0 ? VNET_BAR0_SIZE : 0; }
+uint64_t VnetEndpoint::bar_size(unsigned bar) const {
+  return bar == 0 ? VNET_BAR0_SIZE : bar == 1 && vf_.at ? VNET_BAR0_SIZE * VNET_SRIOV_MAX_TOTAL_VFS : 0;
+}
+
+void VnetEndpoint::serve_vf_firmware(VfFirmware f) {
+  vf_ = std::move(f);
+  add_region({"vf_firmware", 1, 0, VNET_BAR0_SIZE * VNET_SRIOV_MAX_TOTAL_VFS,
+              [this](uint64_t off, uint8_t* out, size_t n) {
+                vf_.read(unsigned(off / VNET_BAR0_SIZE), off % VNET_BAR0_SIZE, out, n);
+              },
+              [this](uint64_t off, const uint8_t* in, size_t n) {
+                vf_.write(unsigned(off / VNET_BAR0_SIZE), off % VNET_BAR0_SIZE, in, n);
+              }});
+}
 
 }  // namespace dpusim::vnet

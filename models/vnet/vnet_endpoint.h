@@ -38,6 +38,16 @@ class VnetEndpoint : public pcie::EndpointBase, public net::NetEnd, public VnetE
 
   void trace(sc_core::sc_trace_file* vcd);
 
+  // The firmware regions of the PF's SR-IOV VFs (sriov.h), which the application's switch
+  // forwards here like the PF's own: `at` maps an address to (VF, offset in its 32 KiB slice)
+  // when it lies in an active VF's firmware regions; `read`/`write` serve it.
+  struct VfFirmware {
+    std::function<std::optional<std::pair<unsigned, uint64_t>>(uint64_t address)> at;
+    std::function<void(unsigned vf, uint64_t off, uint8_t* out, size_t n)> read;
+    std::function<void(unsigned vf, uint64_t off, const uint8_t* in, size_t n)> write;
+  };
+  void serve_vf_firmware(VfFirmware f);
+
  private:
   // The application's switch forwards what lies in BAR0 as the host programmed it (its Memory
   // Space Enable is the application's to check, not firmware's).
@@ -45,6 +55,7 @@ class VnetEndpoint : public pcie::EndpointBase, public net::NetEnd, public VnetE
   uint64_t bar_size(unsigned bar) const override;  // BAR0's, which the application emulates
 
   std::function<uint64_t()> speed_mbps_;
+  VfFirmware vf_;
 };
 
 }  // namespace dpusim::vnet
