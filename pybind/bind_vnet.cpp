@@ -193,6 +193,9 @@ DPUSIM_PYBIND(vnet) {
     d["num_active_qps"] = vf.num_active_qps;
     d["doorbells_without_engine"] = vf.doorbells_without_engine;
     d["frames_dropped_at_destroy"] = vf.frames_dropped_at_destroy;
+    d["rx_dropped_without_engine"] = vf.rx_dropped_without_engine;
+    d["retired_tx"] = vf.retired_tx;
+    d["retired_rx"] = vf.retired_rx;
     d["live_datapaths"] = s->live_datapaths(ep);
     if (vf.engine) {
       py::list states;

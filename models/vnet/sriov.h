@@ -96,7 +96,10 @@ struct VfSlot {
   std::unique_ptr<VnetEngine> engine;     // its offload engine, FEATURES_OK's stage to destruction
   std::shared_ptr<bool> alive;            // the engine's liveness token (tlm/function_dma.h)
   std::deque<CtrlReq> ctrl;               // CVQ requests waiting for the worker
-  uint64_t doorbells_without_engine = 0, frames_dropped_at_destroy = 0;
+  uint64_t doorbells_without_engine = 0, rx_dropped_without_engine = 0;
+  // What its destroyed engines did: frames transmitted and received, and dropped by the reset
+  // (held at the destruction, or arriving between the quiescing and the destruction).
+  uint64_t retired_tx = 0, retired_rx = 0, frames_dropped_at_destroy = 0, rx_no_queue_at_quiesce = 0;
 };
 
 class Sriov {

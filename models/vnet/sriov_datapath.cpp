@@ -35,6 +35,7 @@ uint64_t Sriov::line_rate_mbps(unsigned pf) const {
 void Sriov::frame_arrived(unsigned g, net::Frame frame) {
   VfSlot& vf = vfs_[g];
   if (vf.engine) return vf.engine->frame_arrived(std::move(frame));
+  ++vf.rx_dropped_without_engine;
   app_.ctx.checker.frame_dropped("rx_queue_not_ready");
   app_.ctx.event(vf.port->end_name(), datapath_event::rx_drop).u64("frame", frame.id).str("reason", "rx_queue_not_ready");
 }
@@ -127,6 +128,7 @@ void Sriov::create_engine(VfSlot& vf) {
 void Sriov::quiesce(VfSlot& vf) {
   if (!vf.engine || !*vf.alive) return;
   *vf.alive = false;
+  vf.rx_no_queue_at_quiesce = vf.engine->counters().rx_no_queue;
   vf.engine->engine_stop();
 }
 
@@ -135,7 +137,10 @@ void Sriov::drop_engine(VfSlot& vf) {
   quiesce(vf);
   const uint64_t held = vf.engine->frames_in_flight();
   for (uint64_t k = 0; k < held; ++k) app_.ctx.checker.frame_dropped("vf_engine_destroyed");
-  vf.frames_dropped_at_destroy += held;
+  const auto& c = vf.engine->counters();
+  vf.frames_dropped_at_destroy += held + (c.rx_no_queue - vf.rx_no_queue_at_quiesce);
+  vf.retired_tx += c.tx_frames;
+  vf.retired_rx += c.rx_frames;
   app_.ctx.event(vf.port->end_name(), "vf_engine_destroyed").u64("frames_dropped", held);
   vf.engine.reset();
   vf.alive.reset();
