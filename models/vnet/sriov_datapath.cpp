@@ -63,7 +63,8 @@ std::optional<std::pair<unsigned, uint64_t>> Sriov::vf_firmware_at(unsigned pf, 
   const int k = st.vf_at(address);
   if (k < 0 || !vfs_[pf * total_vfs_ + unsigned(k)].active) return std::nullopt;
   const uint64_t off = address - st.vf_bar_base(unsigned(k));
-  if (off < VNET_BAR0_MSIX_TABLE) return std::nullopt;  // the application's registers: PE1's
+  // Below: the application's registers; past the doorbells: nothing (PE1's, which answer UR).
+  if (off < VNET_BAR0_MSIX_TABLE || off >= VNET_BAR0_DOORBELL + VNET_BAR0_DOORBELL_LEN) return std::nullopt;
   return std::make_pair(unsigned(k), off);
 }
 
