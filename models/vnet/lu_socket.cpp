@@ -38,10 +38,15 @@ uint64_t LuFaults::add(LuFaultRule rule) {
     for (const std::string& p : step_points()) list += ", " + p;
     throw std::invalid_argument("no live-update fault point '" + rule.point + "' (known: " + list + ")");
   }
-  const bool ok = msg ? (rule.action == "drop" || rule.action == "corrupt" || rule.action == "close") : rule.action == "fail";
+  // `length` rewrites the 4-byte length that leads CH_EXPORT's payload, the one message with one.
+  const bool has_length = rule.point == "msg.CH_EXPORT";
+  const bool ok = msg ? (rule.action == "drop" || rule.action == "corrupt" || rule.action == "close" ||
+                         (has_length && rule.action == "length"))
+                      : rule.action == "fail";
   if (!ok)
     throw std::invalid_argument("fault point '" + rule.point + "' takes the action " +
-                                (msg ? "drop, corrupt or close" : "fail") + ", not '" + rule.action + "'");
+                                (msg ? (has_length ? "drop, corrupt, close or length" : "drop, corrupt or close") : "fail") +
+                                ", not '" + rule.action + "'");
   rule.id = next_++;
   rules_.push_back(rule);
   return rule.id;
@@ -81,6 +86,8 @@ bool LuSocket::send(int side, LuMessage m) {
   }
   if (action == "drop") return true;  // written, lost on the way
   if (action == "corrupt") m.value = value;
+  if (action == "length" && m.data.size() >= 4)
+    for (unsigned b = 0; b < 4; ++b) m.data[b] = uint8_t(value >> (8 * b));
   const uint64_t bytes = 4 + m.data.size();
   const uint64_t delay = ctx_.latency_ps(timing::lu_msg_ps) + (bytes * ctx_.timing.get(timing::lu_copy_kib_ps)) / 1024;
   const int peer = 1 - side;

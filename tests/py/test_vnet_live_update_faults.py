@@ -2,6 +2,8 @@
 (dpusim.vnet.Vnet.lu_fault) or by the standby's options, with the application's lines on both
 sides and the outcome: the device LU is not rolled back once the switchover started (the active
 cleans up and exits), the channel LU is (the active reclaims its TLP channel)."""
+import pytest
+
 from dpusim.testing import run_ok
 from dpusim.units import ms, s
 from dpusim.vnet import vnet
@@ -51,6 +53,19 @@ def test_channel_nack_before_the_stop_rolls_back_to_the_active():
     assert res.result["status"] == 0x0F  # served by the old active again
     serving = [(p["pid"], p["serving"], p["alive"]) for p in res.result["procs"]]
     assert serving == [(1, True, True), (2, False, True)]
+
+
+@pytest.mark.parametrize("length", [0, 1 << 20 | 1, 5])
+def test_an_export_length_out_of_bounds_or_not_the_payloads_is_refused(length):
+    """CH_EXPORT's leading length must be 1..1 MiB and the payload's: the standby NACKs the
+    export before the active stopped its channel, and the active keeps serving."""
+    res = run_ok(handover_with("msg.CH_EXPORT", action="length", value=length), ACTIVE)
+    assert errors(res, 2) == [f"Channel LU standby: invalid export length {length} (1..1048576)"]
+    assert errors(res, 1) == [ROLLED_BACK, "Channel LU handover failed: DOCA_ERROR_ABORTED (device LU succeeded)"]
+    (export,) = res.events("lu_msg", msg="CH_EXPORT")
+    assert export["bytes"] > 5  # the descriptor is there; only its length lies
+    assert [e["msg"] for e in res.events("lu_msg")][-2:] == ["CH_EXPORT", "NACK"]
+    assert res.result["status"] == 0x0F
 
 
 def test_channel_end_with_status_0_after_the_stop_rolls_back():
@@ -148,12 +163,14 @@ def test_a_standby_never_triggered_times_out_and_the_next_one_connects():
 
 def test_unknown_fault_points_and_actions_are_refused():
     async def scenario(sim):
-        import pytest
-
         with pytest.raises(ValueError, match="no live-update fault point 'standby.nope'"):
             vnet(sim).lu_fault("standby.nope")
         with pytest.raises(ValueError, match="fault point 'msg.DEV_GO' takes the action drop, corrupt or close, not 'fail'"):
             vnet(sim).lu_fault("msg.DEV_GO")
+        with pytest.raises(ValueError, match="fault point 'msg.DEV_GO' takes the action drop, corrupt or close, not 'length'"):
+            vnet(sim).lu_fault("msg.DEV_GO", action="length")
+        with pytest.raises(ValueError, match="fault point 'msg.CH_EXPORT' takes the action drop, corrupt, close or length"):
+            vnet(sim).lu_fault("msg.CH_EXPORT")
         await sim.sleep(ms(1))
 
     run_ok(scenario, ACTIVE)
