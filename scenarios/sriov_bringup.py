@@ -9,9 +9,12 @@ NumVFs 4, VF Enable | VF MSE in one write, the application's worker starts the P
 slots, Linux waits its 100 ms and adds each VF (functions 1..4 of the PF's bus, 1af4:1041 from
 the PF's capability since a VF's own IDs read FFFFh, its BAR the PF's VF BAR + i x 32 KiB, its
 capabilities walked: FLR in Device Capabilities, 2 x 4 + 2 MSI-X vectors). The PFs pass traffic
-again with their VFs enabled. The application's log shows the guide's 7.7.7 sequence up to the
-fan-out; the VF datapath (FEATURES_OK / DRIVER_OK stages, VF traffic) is not modelled yet
-(docs/vnet.md, SR-IOV)."""
+again with their VFs enabled. Then virtio_net binds every VF in BDF order: FEATURES_OK has the
+worker create the VF's offload engine, its 9 VQs and its CVQ IO context, DRIVER_OK starts and
+enables it, and the driver's VIRTIO_NET_CTRL_MQ_VQ_PAIRS_SET goes through the VF's CVQ. Every
+VF loops frames on each of its queue pairs through its own wire end (`ep<i>.vf<j>`), checked
+byte for byte, its DMA and MSI-X writes carrying its own Requester ID. The application's log
+shows the guide's 7.7.7 sequence for each VF (docs/vnet.md, SR-IOV)."""
 from dpusim.drivers import sriov
 from dpusim.drivers.pci import pci_host_probe
 from dpusim.drivers.pci_regs import PCI_CAP_ID_EXP, PCI_CAP_ID_MSIX, PCI_EXP_DEVCAP, PCI_EXP_DEVCAP_FLR, PCI_MSIX_FLAGS
