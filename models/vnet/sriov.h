@@ -106,6 +106,9 @@ class Sriov {
  public:
   // Hooks each PF's SR-IOV Control and logs the start-up lines. Only with --total-vfs.
   explicit Sriov(AppState& app);
+  ~Sriov();
+  Sriov(const Sriov&) = delete;
+  Sriov& operator=(const Sriov&) = delete;
 
   unsigned total_vfs() const { return total_vfs_; }
   // The started VF of PF `pf` at ARI function `devfn` on the PF's bus, or nullptr.

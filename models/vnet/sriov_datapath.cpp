@@ -112,6 +112,7 @@ void Sriov::firmware_write(VfSlot& vf, uint64_t off, unsigned len, const uint8_t
 // ---- the engine -------------------------------------------------------------------------------
 
 void Sriov::create_engine(VfSlot& vf) {
+  drop_engine(vf);  // none: the stages destroy an engine before they create the next
   VnetEndpoint& host = *app_.controllers[vf.pf].engine;
   vf.alive = std::make_shared<bool>(true);
   const unsigned nvq = VNET_TOTAL_VQS(unsigned(app_.opt.max_queue_pairs));
@@ -124,6 +125,12 @@ void Sriov::create_engine(VfSlot& vf) {
     app_.log.error(kWorkerThread, "SR-IOV: VF[vf_index=%u] device error: %s", vf.g, reason.c_str());
     vf.dev->set_status(uint8_t(vf.dev->status() | VIRTIO_CONFIG_S_NEEDS_RESET));
   };
+}
+
+Sriov::~Sriov() {
+  // What the engines left on their PF's time runs nothing once they are gone.
+  for (VfSlot& vf : vfs_)
+    if (vf.alive) *vf.alive = false;
 }
 
 void Sriov::quiesce(VfSlot& vf) {
