@@ -326,13 +326,16 @@ DPUSIM_PYBIND(platform) {
         for (const auto& [k, v] : fields) e.json(k, v);
       })
       .def("tracing", [](Platform& p) { return p.ctx().log.has_sinks(); })
-      .def("trace_task", [](Platform& p, const std::string& name, uint64_t task, const std::string& task_name,
-                            const std::string& field, const std::string& value) {
-        // The Python runtime's tasks (dpusim.trace): one sink-only event per spawn, wait and end,
-        // on the path "host.tasks", without a JSON round trip per await.
-        auto e = p.ctx().sink_event("host.tasks", name);
-        e.u64("task", task).str("name", task_name);
-        if (!field.empty()) e.str(field, value);
+      // The Python runtime's tasks (dpusim.trace; tlm/trace_tasks.h), straight to the trace: no
+      // event, no rule, one short call per spawn, await and end.
+      .def("trace_task_spawn", [](Platform& p, uint64_t task, std::string_view name) {
+        if (auto* t = p.trace_writer()) t->task_spawn(Platform::now_ps(), task, name);
+      })
+      .def("trace_task_wait", [](Platform& p, uint64_t task, std::string_view what) {
+        if (auto* t = p.trace_writer()) t->task_wait(Platform::now_ps(), task, what);
+      })
+      .def("trace_task_end", [](Platform& p, uint64_t task, std::string_view outcome) {
+        if (auto* t = p.trace_writer()) t->task_end(Platform::now_ps(), task, outcome);
       })
       .def("add_trace_rule", [](Platform& p, const py::dict& d) { p.ctx().trace_rules.add(trace_rule_from(d)); },
            "Adds a trace rule (tlm/trace_rules.h) from a dict: event, kind (instant, begin, end, state, span, "

@@ -219,6 +219,8 @@ void EventLog::begin_field(std::string_view key) {
   Field f;
   f.key_off = uint32_t(arena_.size());
   f.key_len = uint32_t(key.size());
+  f.key_prefix = 0;
+  for (size_t i = 0; i < key.size() && i < 8; ++i) f.key_prefix |= uint64_t(uint8_t(key[i])) << (56 - 8 * i);
   arena_.append(key);
   f.val_off = uint32_t(arena_.size());
   f.val_len = 0;
@@ -245,6 +247,7 @@ void EventLog::commit() {
   building_ = false;
   const std::string_view a(arena_);
   std::sort(fields_.begin(), fields_.end(), [&](const Field& x, const Field& y) {
+    if (x.key_prefix != y.key_prefix) return x.key_prefix < y.key_prefix;
     return a.substr(x.key_off, x.key_len) < a.substr(y.key_off, y.key_len);
   });
   for (size_t i = 1; i < fields_.size(); ++i)
@@ -423,14 +426,17 @@ void EventLog::remove_watcher(uint64_t id) {
 }
 
 void EventLog::append_json_string(std::string& out, std::string_view s) {
-  // Most strings (keys, names, messages) need no escape: copied in one go.
+  // Most strings (keys, names, messages) need no escape: copied in one go, quotes included.
   size_t plain = 0;
   while (plain < s.size() && static_cast<unsigned char>(s[plain]) >= 0x20 && s[plain] != '"' && s[plain] != '\\')
     ++plain;
   if (plain == s.size()) {
-    out.push_back('"');
-    out.append(s);
-    out.push_back('"');
+    const size_t at = out.size();
+    out.resize(at + s.size() + 2);
+    char* p = &out[at];
+    *p = '"';
+    if (!s.empty()) std::memcpy(p + 1, s.data(), s.size());
+    p[s.size() + 1] = '"';
     return;
   }
   const char* digits = kHexDigits;

@@ -156,6 +156,9 @@ class EventLog {
   friend class EventView;
   struct Field {
     uint32_t key_off, key_len, val_off, val_len;
+    // The key's first 8 bytes, big-endian, zero-padded: comparing two of these orders keys as
+    // their bytes do (keys hold no NUL), so sorting compares whole keys only on a tie.
+    uint64_t key_prefix;
   };
   void add_field(std::string_view key, std::string_view encoded_value);
   // Field whose value the caller appends to arena() between these two calls (no copy).

@@ -1,7 +1,7 @@
 // TLPs in the trace, from the links' `tlp` events (link.cpp) and the requesters' `cpl_timeout`:
 //   - every hop is a slice [tx_ps, rx_ps] on its link direction's track ("PCIe links",
-//     "<link> <dir>"), named by its type, with the event's other fields as arguments; a flow ("hop")
-//     joins the hops of one TLP (same serial) across the fabric;
+//     "<link> <dir>"), named by its type, with the event's other fields as arguments (its
+//     serial, `tlp`, tells the hops of one TLP across the fabric apart: no flow joins them);
 //   - every non-posted request is a slice on its requester's track ("PCIe requests",
 //     "<requester BDF>") from its first hop's tx_ps to the arrival (rx_ps) of the completion
 //     that ends it, with a flow ("request") from the request's first hop to that completion's
@@ -88,6 +88,8 @@ struct TlpFields {
 
 class TlpTrace : public TraceHandler {
  public:
+  TlpTrace() { last_hop_.reserve(1 << 13); }  // no rehash while the default scenario runs
+
   void on_event(const EventView& e, TraceWriter& out) override {
     if (e.name() == "cpl_timeout") return timed_out(e, out);
     args_.clear();
@@ -102,11 +104,10 @@ class TlpTrace : public TraceHandler {
     const bool first = hop == last_hop_.end();
     if (!duplicate) {
       if (!first) {
-        out.flow(hop->second.lane, hop->second.tx_ps, lane, tx, "hop", "tlp");
-        hop->second = Hop{lane, tx};
+        hop->second = tx;
       } else {
         prune(tx);
-        last_hop_.emplace(serial, Hop{lane, tx});
+        last_hop_.emplace(serial, tx);
       }
     }
     key_.assign(requester);
@@ -144,10 +145,6 @@ class TlpTrace : public TraceHandler {
   }
 
  private:
-  struct Hop {
-    TraceLane lane;
-    uint64_t tx_ps;
-  };
   struct Request {
     std::string link, dir, type, requester, args;
     TraceLane lane;
@@ -191,14 +188,15 @@ class TlpTrace : public TraceHandler {
   void prune(uint64_t now_ps) {
     if (last_hop_.size() < prune_at_) return;
     for (auto it = last_hop_.begin(); it != last_hop_.end();) {
-      if (it->second.tx_ps + 1000000000000ull < now_ps) it = last_hop_.erase(it);
+      if (it->second + 1000000000000ull < now_ps) it = last_hop_.erase(it);
       else ++it;
     }
     prune_at_ = std::max<size_t>(prune_at_, 2 * last_hop_.size());
   }
 
-  // Looked up by serial only, never iterated: the container's order reaches no output.
-  std::unordered_map<uint64_t, Hop> last_hop_;
+  // The time of each TLP's latest hop, by serial: whether a hop is its TLP's first. Looked up
+  // by serial only, never iterated in an order that reaches the output.
+  std::unordered_map<uint64_t, uint64_t> last_hop_;
   size_t prune_at_ = 1 << 16;
   std::map<std::string, Request, std::less<>> open_;  // by "requester/tag"
   std::map<std::string, uint32_t, std::less<>> links_;

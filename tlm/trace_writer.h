@@ -26,6 +26,7 @@
 
 #include "tlm/event_log.h"
 #include "tlm/trace_rules.h"
+#include "tlm/trace_tasks.h"
 
 namespace dpusim::pcie {
 
@@ -50,6 +51,17 @@ class TraceWriter : public EventSink {
   // throws std::runtime_error naming the path when it cannot be written.
   std::string text() const;
   void write(const std::string& path) const;
+
+  // The host's tasks (trace_tasks.h), reported by the Python runtime at simulated time `ps`.
+  void task_spawn(uint64_t ps, uint64_t task, std::string_view name) {
+    if (!finished_) tasks_.spawn(*this, ps, task, name);
+  }
+  void task_wait(uint64_t ps, uint64_t task, std::string_view what) {
+    if (!finished_) tasks_.wait(*this, ps, task, what);
+  }
+  void task_end(uint64_t ps, uint64_t task, std::string_view outcome) {
+    if (!finished_) tasks_.end(*this, ps, task, outcome);
+  }
 
   // ---- for handlers and the rules ---------------------------------------------------------
   uint32_t track(std::string_view process, std::string_view thread);
@@ -108,9 +120,11 @@ class TraceWriter : public EventSink {
 
   const TraceRules& rules_;
   std::vector<std::unique_ptr<TraceHandler>> handlers_;
+  TaskTrace tasks_;
   std::map<std::string, uint32_t, std::less<>> processes_;
   std::map<std::string, uint32_t, std::less<>> track_index_;  // "process\x1fthread"
   std::vector<Track> tracks_;
+  std::vector<std::string> lane_text_;  // by tid: its records' ",\"pid\":..,\"tid\":.." text
   std::map<std::string, Open, std::less<>> open_;  // Begin slices by key
   std::map<uint32_t, Open> states_;                // by track
   std::string meta_;   // metadata records, in order of creation

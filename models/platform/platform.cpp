@@ -1,8 +1,6 @@
 #include "platform/platform.h"
 
 #include <cstdio>
-#include <fstream>
-#include <sstream>
 #include <stdexcept>
 
 #include "tlm/timing.h"
@@ -278,32 +276,33 @@ pcie::Function* Platform::function(const std::string& path) {
 }
 
 void Platform::build_traces() {
-  vcd_ = sc_create_vcd_trace_file(outputs_.vcd.c_str());
+  vcd_ = std::make_unique<pcie::VcdFile>(outputs_.vcd + ".vcd");
   vcd_->set_time_unit(1, SC_PS);
+  sc_trace_file* vcd = vcd_.get();
   for (pcie::Link* l : links_) {
     const std::string n = l->name();
-    sc_trace(vcd_, l->trace_up, n + ".up");
-    sc_trace(vcd_, l->trace_tlps_down, n + ".tlps_down", 32);
-    sc_trace(vcd_, l->trace_tlps_up, n + ".tlps_up", 32);
+    sc_trace(vcd, l->trace_up, n + ".up");
+    sc_trace(vcd, l->trace_tlps_down, n + ".tlps_down", 32);
+    sc_trace(vcd, l->trace_tlps_up, n + ".tlps_up", 32);
   }
   for (unsigned i = 0; switch_ && i < switch_->ports(); ++i) {
     sw::DownstreamPort& d = switch_->dsp(i);
-    sc_trace(vcd_, d.trace_dllla, d.path() + ".dllla");
-    sc_trace(vcd_, d.trace_slot_ctl, d.path() + ".slot_ctl", 16);
-    sc_trace(vcd_, d.trace_slot_sta, d.path() + ".slot_sta", 16);
+    sc_trace(vcd, d.trace_dllla, d.path() + ".dllla");
+    sc_trace(vcd, d.trace_slot_ctl, d.path() + ".slot_ctl", 16);
+    sc_trace(vcd, d.trace_slot_sta, d.path() + ".slot_sta", 16);
   }
-  sc_trace(vcd_, host_->requester.trace_outstanding, "host.outstanding_np", 32);
-  for (net::Wire* w : wires_) sc_trace(vcd_, w->trace_frames, std::string(w->name()) + ".frames", 32);
-  if (family_) family_->trace(vcd_);
+  sc_trace(vcd, host_->requester.trace_outstanding, "host.outstanding_np", 32);
+  for (net::Wire* w : wires_) sc_trace(vcd, w->trace_frames, std::string(w->name()) + ".frames", 32);
+  if (family_) family_->trace(vcd);
   for (const auto& e : endpoints_) {
     if (!e) continue;
     pcie::EndpointBase& ep = e->endpoint();
-    sc_trace(vcd_, ep.dma().trace_outstanding, std::string(ep.name()) + ".outstanding_np", 32);
-    e->trace(vcd_);
+    sc_trace(vcd, ep.dma().trace_outstanding, std::string(ep.name()) + ".outstanding_np", 32);
+    e->trace(vcd);
     e->trace_beside(outputs_.vcd);
   }
-  sc_trace(vcd_, host_->trace_msi_count, "host.msi_count", 32);
-  sc_trace(vcd_, host_->trace_msi_data, "host.msi_data", 32);
+  sc_trace(vcd, host_->trace_msi_count, "host.msi_count", 32);
+  sc_trace(vcd, host_->trace_msi_data, "host.msi_data", 32);
 }
 
 void Platform::report_failure(const std::string& message) {
@@ -416,9 +415,12 @@ void Platform::finish() {
     }
   }
   if (vcd_) {
-    sc_close_vcd_trace_file(vcd_);
-    vcd_ = nullptr;
-    fix_vcd_date(outputs_.vcd + ".vcd");
+    try {
+      vcd_->close();
+    } catch (const std::runtime_error& e) {
+      report_failure(e.what());
+    }
+    vcd_.reset();
   }
   ctx_->log.close();
 }
@@ -435,22 +437,6 @@ void Platform::run_until(const std::function<bool()>& done) {
     }
   }
   ctx_->take_notifications();
-}
-
-void fix_vcd_date(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return;
-  std::stringstream buf;
-  buf << in.rdbuf();
-  std::string text = buf.str();
-  in.close();
-  const size_t start = text.find("$date");
-  if (start == std::string::npos) return;
-  const size_t end = text.find("$end", start);
-  if (end == std::string::npos) return;
-  text.replace(start, end - start, "$date\n     (fixed: dpusim runs are reproducible)\n");
-  std::ofstream out(path, std::ios::binary | std::ios::trunc);
-  out << text;
 }
 
 }  // namespace dpusim::platform

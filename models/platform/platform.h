@@ -28,6 +28,7 @@
 #include "host/root_complex.h"
 #include "tlm/sim_context.h"
 #include "tlm/trace_writer.h"
+#include "tlm/vcd_file.h"
 
 namespace dpusim::platform {
 
@@ -68,6 +69,8 @@ class Platform {
   // Runs until a notification is waiting, `until_ps` is reached, or nothing is left to run.
   void advance(uint64_t until_ps);
   static uint64_t now_ps() { return sc_core::sc_time_stamp().value(); }
+  // The trace being written (--trace), or null.
+  pcie::TraceWriter* trace_writer() { return trace_.get(); }
   bool pending_activity() const { return sc_core::sc_pending_activity(); }
 
   // Host operations that complete through a Completion notification carrying `token`.
@@ -118,7 +121,7 @@ class Platform {
   std::vector<std::unique_ptr<EndpointInstance>> endpoints_;
   std::vector<std::unique_ptr<pcie::Port>> empty_ports_;  // far ends of empty slots' links
   std::vector<sc_core::sc_object*> owned_;  // modules, deleted with the platform
-  sc_core::sc_trace_file* vcd_ = nullptr;
+  std::unique_ptr<pcie::VcdFile> vcd_;  // waves.vcd
   pcie::TimedQueue* guest_timer_ = nullptr;  // the C++ guest drivers' timers
   std::vector<std::unique_ptr<guest::GuestNet>> guests_;
   std::unique_ptr<pcie::TraceWriter> trace_;
@@ -127,9 +130,5 @@ class Platform {
   bool failed_ = false;
   std::string failure_;
 };
-
-// The SystemC VCD writer stamps the wall-clock date in its header; this replaces it with a
-// fixed one so that two identical runs write identical files.
-void fix_vcd_date(const std::string& path);
 
 }  // namespace dpusim::platform
