@@ -24,8 +24,9 @@ import time
 
 from dpusim.drivers import sriov
 from dpusim.drivers.pci import pci_host_probe
-from dpusim.drivers.virtio_net import probe_all
+from dpusim.drivers.virtio_net import VirtioNet, probe_all
 from dpusim.run import run
+from dpusim.vnet import vnet
 
 CONFIGS = {"32x8": (32, 8), "4x64": (4, 64)}
 QPS = 8
@@ -46,15 +47,19 @@ async def scenario(sim):
     live = [sim.wait_event("log", path="vnet.worker", msg=f"SR-IOV: VF[vf_index={g}] datapath operational (engine "
                                                           f"enabled, {QPS} queue pair(s))") for g in range(len(vfs))]
 
-    async def vf_up(vf):
-        await pci.enable_device(vf)
-        await sriov.vf_virtio_status_steps(pci, vf)
-
+    vf_nets = []
     for vf in vfs:  # one after another, as Linux probes (all at once would flood PE1 past its bound)
-        await vf_up(vf)
+        await pci.enable_device(vf)
+        vf_nets.append(await VirtioNet(sim, pci, vf).probe())
     await sim.gather(*live)
+    per_pf = len(vfs) // len(nets)
+    states = [vnet(sim).vf_state(g // per_pf, g % per_pf) for g in range(len(vfs))]
+    # Enabled: the data queues of the pairs the driver set (min(CPUs, 8)) and the CVQ.
+    datapaths = sum(1 for st, n in zip(states, vf_nets) if st["engine_enabled"] and st["num_active_qps"] ==
+                    n.curr_queue_pairs and st["vq_states"].count("ENABLED") == 2 * n.curr_queue_pairs + 1)
     return {"pfs": len(nets), "driver_ok": sum(1 for n in nets if (n.status_written or 0) & 0x04), "vfs": len(vfs),
-            "vf_driver_ok": len(live), "sim_ps": sim.now}
+            "vf_driver_ok": sum(1 for n in vf_nets if (n.status_written or 0) & 0x04), "vf_datapaths": datapaths,
+            "sim_ps": sim.now}
 
 
 def one(name):
@@ -83,7 +88,8 @@ def main(argv):
                              stdout=subprocess.PIPE, text=True).stdout
         r = json.loads(out.strip().splitlines()[-1])
         print(f"{name}: {r['pfs']} PFs x {r['vfs'] // max(r['pfs'], 1)} VFs = {r['pfs'] + r['vfs']} functions "
-              f"({r['driver_ok']} PFs by virtio_net and {r['vf_driver_ok']} VFs at DRIVER_OK), simulated "
+              f"({r['driver_ok']} PFs and {r['vf_driver_ok']} VFs by virtio_net at DRIVER_OK, {r['vf_datapaths']} VF "
+              f"engines enabled with their queues), simulated "
               f"{r['sim_ps'] / 1e12:.3f} s: wall {r['wall_s']:.2f} s, peak RSS {r['rss_mib']:.0f} MiB")
 
 

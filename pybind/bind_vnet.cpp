@@ -173,6 +173,44 @@ DPUSIM_PYBIND(vnet) {
     }
     throw py::value_error("unknown work type '" + type + "'");
   }, py::arg("platform"), py::arg("type"), py::arg("ep") = -1, py::arg("arg") = 0, py::arg("arg2") = 0);
+  m.def("vf_state", [](Platform& p, unsigned ep, unsigned slot) {
+    // One SR-IOV VF's firmware state (sriov.h): its slot, its engine's queues and counters.
+    VnetInstance& v = vnet(p);
+    dpusim::vnet::Sriov* s = v.app().sriov();
+    if (!s) throw py::value_error("the platform has no SR-IOV VFs (topology.options.total-vfs is not set)");
+    if (ep_arg(v, ep) >= v.endpoints() || slot >= s->total_vfs())
+      throw py::value_error("no VF " + std::to_string(slot) + " on ep" + std::to_string(ep) + " (total-vfs is " +
+                            std::to_string(s->total_vfs()) + ")");
+    const dpusim::vnet::VfSlot& vf = s->vf(ep * s->total_vfs() + slot);
+    py::dict d;
+    d["active"] = vf.active;
+    d["rid"] = s->rid(vf);
+    d["engine"] = bool(vf.engine);
+    d["engine_started"] = vf.engine_started;
+    d["vqs_created"] = vf.vqs_created;
+    d["io_ctx_started"] = vf.io_ctx_started;
+    d["engine_enabled"] = vf.engine_enabled;
+    d["num_active_qps"] = vf.num_active_qps;
+    d["doorbells_without_engine"] = vf.doorbells_without_engine;
+    d["frames_dropped_at_destroy"] = vf.frames_dropped_at_destroy;
+    d["rx_dropped_without_engine"] = vf.rx_dropped_without_engine;
+    d["retired_tx"] = vf.retired_tx;
+    d["retired_rx"] = vf.retired_rx;
+    d["live_datapaths"] = s->live_datapaths(ep);
+    if (vf.engine) {
+      py::list states;
+      for (unsigned q = 0; q < vf.engine->num_vqs(); ++q) states.append(dpusim::vnet::vq_state_name(vf.engine->vq_state(q)));
+      d["vq_states"] = states;
+      const auto& c = vf.engine->counters();
+      d["tx_frames"] = c.tx_frames;
+      d["rx_frames"] = c.rx_frames;
+      d["rx_no_queue"] = c.rx_no_queue;
+      d["rx_fifo_drops"] = c.rx_fifo_drops;
+      d["kicks"] = c.kicks;
+      d["kicks_ignored"] = c.kicks_ignored;
+    }
+    return d;
+  }, py::arg("platform"), py::arg("ep"), py::arg("slot"));
   m.def("active_qps", [](Platform& p, unsigned ep) {
     VnetInstance& v = vnet(p);
     return v.app().controller(ep_arg(v, ep)).num_active_qps;

@@ -33,13 +33,13 @@ void set_byte_enables(tlp::Header& h, uint64_t addr, size_t len) {
 
 }  // namespace
 
-bool Requester::write_transport(uint64_t addr, const uint8_t* bytes, size_t len, sc_time* sent) {
+bool Requester::write_transport(uint64_t addr, const uint8_t* bytes, size_t len, sc_time* sent, uint16_t rid) {
   // One TLP's worth (an MSI is a DW): larger writes that no grant covers take the TLP path.
   if (!transport || len == 0 || (addr & 0xfff) + len > 4096 || len > max_payload_size()) return false;
   TlpExtension x;
   x.hdr.type = tlp::Type::MWr;
   set_byte_enables(x.hdr, addr, len);
-  x.hdr.requester_id = requester_id_();
+  x.hdr.requester_id = rid ? rid : requester_id_();
   // The payload and the generic payload are the requester's, reused: nothing keeps them after
   // b_transport returns (the target copies what it takes).
   std::vector<uint8_t>& payload = transport_bytes_;
@@ -93,11 +93,12 @@ uint64_t Requester::new_op(Done done, size_t result_len) {
   return id;
 }
 
-void Requester::read(uint64_t addr, size_t len, Done done) {
+void Requester::read(uint64_t addr, size_t len, Done done, uint16_t rid) {
   if (fidelity_ == Fidelity::Lt) {
     if (read_direct(addr, len, done)) return;
     if (ahead()) {  // a TLP leaves at the device's local time
-      sync_.at(local_offset(), [this, addr, len, done = std::move(done)]() mutable { read(addr, len, std::move(done)); });
+      sync_.at(local_offset(),
+               [this, addr, len, rid, done = std::move(done)]() mutable { read(addr, len, std::move(done), rid); });
       return;
     }
   }
@@ -107,6 +108,7 @@ void Requester::read(uint64_t addr, size_t len, Done done) {
     Part p;
     p.op = op;
     p.hdr.type = tlp::Type::MRd;
+    p.hdr.requester_id = rid;  // 0: the owner's, filled in at issue
     set_byte_enables(p.hdr, a, n);
     p.offset = off;
     p.len = n;
@@ -116,13 +118,15 @@ void Requester::read(uint64_t addr, size_t len, Done done) {
   for (Part& p : parts) submit(std::move(p));
 }
 
-sc_time Requester::write(uint64_t addr, const uint8_t* bytes, size_t len) {
+sc_time Requester::write(uint64_t addr, const uint8_t* bytes, size_t len, uint16_t rid) {
   if (fidelity_ == Fidelity::Lt) {
     sc_time sent;
-    if (write_direct(addr, bytes, len, &sent) || write_transport(addr, bytes, len, &sent)) return sent;
+    if (write_direct(addr, bytes, len, &sent) || write_transport(addr, bytes, len, &sent, rid)) return sent;
     if (ahead()) {  // a TLP leaves at the device's local time
       const sc_time at = local_offset();
-      sync_.at(at, [this, addr, copy = std::vector<uint8_t>(bytes, bytes + len)] { write(addr, copy.data(), copy.size()); });
+      sync_.at(at, [this, addr, rid, copy = std::vector<uint8_t>(bytes, bytes + len)] {
+        write(addr, copy.data(), copy.size(), rid);
+      });
       return at;
     }
   }
@@ -131,7 +135,7 @@ sc_time Requester::write(uint64_t addr, const uint8_t* bytes, size_t len) {
     tlp::Header h;
     h.type = tlp::Type::MWr;
     set_byte_enables(h, a, n);
-    h.requester_id = requester_id_();
+    h.requester_id = rid ? rid : requester_id_();
     Tlp* t = ctx_.pool.alloc(h, size_t(h.length_dw) * 4);
     if (n) std::memcpy(data(*t) + (a & 3), bytes + off, n);
     last = std::max(last, send_(*t));
@@ -224,7 +228,7 @@ void Requester::issue(uint8_t tag) {
 void Requester::on_completion(Tlp& t) {
   const tlp::Header& h = hdr(t);
   TagSlot& slot = tags_[h.tag];
-  if (!slot.busy) {
+  if (!slot.busy || h.requester_id != slot.part.hdr.requester_id) {
     ctx_.event(name(), "unexpected_completion").u64("tlp", ext(t).serial).u64("tag", h.tag);
     t.release();
     return;

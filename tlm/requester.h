@@ -83,10 +83,15 @@ class Requester : public sc_core::sc_module {
   std::function<unsigned()> tag_count = [] { return 256u; };
 
   // Memory read of `len` bytes (1..): the result holds them.
-  void read(uint64_t addr, size_t len, Done done);
+  // `rid`: the Requester ID its TLPs carry, 0 for the owner's (requester_id). A function that
+  // has no port of its own (an SR-IOV VF, PCIe r5.0 §9.1) issues its requests through its
+  // PF's requester with its own ID (tlm/function_dma.h): the functions share the tag space,
+  // so a tag names one outstanding request of one of them, and a completion must carry the
+  // Requester ID of the request its tag names.
+  void read(uint64_t addr, size_t len, Done done, uint16_t rid = 0);
   // Posted memory write; returns the time from now at which the last TLP has left the port (in
-  // lt mode, would have: see tlm/dma.h).
-  sc_core::sc_time write(uint64_t addr, const uint8_t* bytes, size_t len);
+  // lt mode, would have: see tlm/dma.h). `rid` as for read.
+  sc_core::sc_time write(uint64_t addr, const uint8_t* bytes, size_t len, uint16_t rid = 0);
 
   // ---- fidelity (tlm/dma.h) ----
   // How the owner asks the fabric for a direct memory pointer: the payload carries the address,
@@ -177,7 +182,7 @@ class Requester : public sc_core::sc_module {
   // Copies segments_ into `out` and counts and logs a direct read issued at `issued`.
   void take_direct(uint64_t addr, size_t len, uint8_t* out, uint64_t issued, uint64_t due);
   bool write_direct(uint64_t addr, const uint8_t* bytes, size_t len, sc_core::sc_time* sent);
-  bool write_transport(uint64_t addr, const uint8_t* bytes, size_t len, sc_core::sc_time* sent);
+  bool write_transport(uint64_t addr, const uint8_t* bytes, size_t len, sc_core::sc_time* sent, uint16_t rid);
   bool ahead() const { return keeper_.local_ps() > ctx_.now_ps(); }
   unsigned route_index(const DmiRoute& r);
   // The route's time for an access, computed once per shape (offset in its page, length, the

@@ -44,6 +44,8 @@ class FamilyInstance {
   virtual pcie::EndpointBase* endpoint(const std::string& path) { return nullptr; }
   // The network port of endpoint `ep`, or null when it has none.
   virtual net::NetEnd* network_port(unsigned ep) = 0;
+  // The network port of VF `vf` of endpoint `ep` (a wire's "ep<i>.vf<j>"), or null.
+  virtual net::NetEnd* vf_network_port(unsigned /*ep*/, unsigned /*vf*/) { return nullptr; }
   virtual void trace(sc_core::sc_trace_file* vcd) = 0;
   // The end of the run, before the log closes: the modelled application's own shutdown.
   // `run_until(done)` advances simulated time until done() holds or nothing is left to run.
@@ -58,6 +60,10 @@ class FamilyConfig {
   virtual ~FamilyConfig() = default;
   virtual unsigned endpoints() const = 0;
   virtual bool has_network_port(unsigned ep) const = 0;
+  // The SR-IOV VFs endpoint `ep` can have (each with a network port), and the option that sets
+  // their number ("topology.options.total-vfs"), for a wire end's error.
+  virtual unsigned vfs(unsigned /*ep*/) const { return 0; }
+  virtual const char* vfs_option() const { return "SR-IOV VFs"; }
   virtual std::unique_ptr<FamilyInstance> build(const FamilyBuild& b) const = 0;
   // One line for the platform_start event ("vnet num-ep=4 hotplug-mode=0 ...").
   virtual std::string describe() const = 0;

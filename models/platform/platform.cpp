@@ -221,7 +221,10 @@ void Platform::build_wires() {
         python_peers_.emplace(unsigned(i), peer.get());
         return *peers_.emplace_back(std::move(peer));
       }
+      // "ep<i>" or "ep<i>.vf<j>", as the document's parser checked them.
       const unsigned ep = unsigned(std::stoul(name.substr(2)));
+      if (const size_t dot = name.find(".vf"); dot != std::string::npos)
+        return *family_->vf_network_port(ep, unsigned(std::stoul(name.substr(dot + 3))));
       return family_ ? *family_->network_port(ep) : *endpoints_[ep]->network_port();
     };
     net::NetEnd& a = end(spec_.wires[i].a);

@@ -68,29 +68,46 @@ void parse_family(const json& topo, PlatformSpec& spec) {
   spec.family = family->parse(options, firmware, "$.topology");
 }
 
-// An end of a wire: "loopback", "python", or "ep<i>" naming an endpoint with a network port.
-std::optional<unsigned> wire_end(const json& v, const std::string& path, const PlatformSpec& spec) {
-  if (!v.is_string()) throw DocError(path, "must be a string: \"ep<i>\", \"loopback\" or \"python\"");
+// An end of a wire: "loopback", "python", "ep<i>" naming an endpoint with a network port, or
+// "ep<i>.vf<j>" naming SR-IOV VF j of endpoint i (each VF has a network port). Returns the
+// endpoint's or the VF's name, or nothing for a peer.
+std::optional<std::string> wire_end(const json& v, const std::string& path, const PlatformSpec& spec) {
+  static const char* const kinds = "\"ep<i>\", \"ep<i>.vf<j>\", \"loopback\" or \"python\"";
+  if (!v.is_string()) throw DocError(path, std::string("must be a string: ") + kinds);
   const std::string s = v.get<std::string>();
   if (s == "loopback" || s == "python") return std::nullopt;
+  const size_t dot = s.find(".vf");
+  const std::string ep = s.substr(0, dot);
+  auto number = [](const std::string& digits, size_t max_digits) {
+    return !digits.empty() && digits.size() <= max_digits && digits.find_first_not_of("0123456789") == std::string::npos;
+  };
+  const bool vf = dot != std::string::npos;
+  if (ep.size() < 3 || ep.compare(0, 2, "ep") != 0 || !number(ep.substr(2), 2) || (vf && !number(s.substr(dot + 3), 3)))
+    throw DocError(path, "'" + s + "' is not " + kinds);
   const unsigned count = spec.family ? spec.family->endpoints() : unsigned(spec.slots.size());
-  if (s.size() > 2 && s.compare(0, 2, "ep") == 0 && s.find_first_not_of("0123456789", 2) == std::string::npos &&
-      s.size() <= 4) {
-    const unsigned i = unsigned(std::stoul(s.substr(2)));
-    if (i >= count)
-      throw DocError(path, "endpoint '" + s + "' does not exist (the platform has " + std::to_string(count) + ")");
-    const bool port = spec.family ? spec.family->has_network_port(i)
-                                  : spec.slots[i] && spec.slots[i]->config->has_network_port();
-    if (!port)
-      throw DocError(path, "endpoint '" + s + "' has no network port");
-    return i;
+  const unsigned i = unsigned(std::stoul(ep.substr(2)));
+  const std::string ep_name = "ep" + std::to_string(i);
+  if (i >= count)
+    throw DocError(path, "endpoint '" + ep + "' does not exist (the platform has " + std::to_string(count) + ")");
+  if (vf) {
+    const unsigned j = unsigned(std::stoul(s.substr(dot + 3)));
+    const unsigned vfs = spec.family ? spec.family->vfs(i) : 0;
+    const std::string option = spec.family ? spec.family->vfs_option() : "SR-IOV VFs";
+    if (vfs == 0) throw DocError(path, "'" + s + "': endpoint '" + ep_name + "' has no VFs (" + option + " is not set)");
+    if (j >= vfs)
+      throw DocError(path, "'" + s + "': endpoint '" + ep_name + "' has no VF " + std::to_string(j) + " (" + option +
+                               " is " + std::to_string(vfs) + ": vf0..vf" + std::to_string(vfs - 1) + ")");
+    return ep_name + ".vf" + std::to_string(j);
   }
-  throw DocError(path, "'" + s + "' is not \"ep<i>\", \"loopback\" or \"python\"");
+  const bool port = spec.family ? spec.family->has_network_port(i)
+                                : spec.slots[i] && spec.slots[i]->config->has_network_port();
+  if (!port) throw DocError(path, "endpoint '" + ep + "' has no network port");
+  return ep_name;
 }
 
 void parse_wires(const json& wires, PlatformSpec& spec) {
   if (!wires.is_array()) throw DocError("$.wires", "must be an array of {\"a\": END, \"b\": END}");
-  std::set<unsigned> used;
+  std::set<std::string> used;
   for (size_t i = 0; i < wires.size(); ++i) {
     const std::string path = "$.wires[" + std::to_string(i) + "]";
     const json& w = wires[i];
@@ -102,7 +119,7 @@ void parse_wires(const json& wires, PlatformSpec& spec) {
     if (!a && !b) throw DocError(path, "a wire needs an endpoint on at least one end");
     for (const auto& [end, key] : {std::pair{a, "a"}, std::pair{b, "b"}}) {
       if (end && !used.insert(*end).second)
-        throw DocError(path + "." + key, "endpoint 'ep" + std::to_string(*end) + "' is already on another wire");
+        throw DocError(path + "." + key, "endpoint '" + *end + "' is already on another wire");
     }
     spec.wires.push_back(WireSpec{w["a"].get<std::string>(), w["b"].get<std::string>()});
   }

@@ -1,10 +1,10 @@
-// The offload engine's datapath on split rings (see vnet_endpoint.h): one queue is serviced
+// The offload engine's datapath on split rings (see vnet_engine.h): one queue is serviced
 // at a time per queue, entry after entry, each step a DMA whose completion continues it.
 // Its own delays go through after() and its frames leave at the local time, so in lt mode
 // (tlm/dma.h) the whole chain runs temporally decoupled on the endpoint's quantum keeper.
 #include "net/wire.h"
 #include "vnet/virtio_spec.h"
-#include "vnet/vnet_endpoint.h"
+#include "vnet/vnet_engine.h"
 #include "vnet/vnet_timing.h"
 
 namespace dpusim::vnet {
@@ -25,7 +25,7 @@ namespace {
 constexpr size_t kMaxTxChainBytes = 65536 + VIRTIO_NET_HDR_V1_SIZE;
 }  // namespace
 
-void VnetEndpoint::service(Vq& vq) {
+void VnetEngine::service(Vq& vq) {
   if (!running(vq)) return;
   if (vq.busy) {
     vq.again = true;
@@ -49,12 +49,12 @@ void VnetEndpoint::service(Vq& vq) {
   });
 }
 
-void VnetEndpoint::service_done(Vq& vq) {
+void VnetEngine::service_done(Vq& vq) {
   vq.busy = false;
   if (vq.again) service(vq);
 }
 
-void VnetEndpoint::next_entry(Vq& vq) {
+void VnetEngine::next_entry(Vq& vq) {
   if (!running(vq)) {
     vq.busy = false;
     return;
@@ -78,17 +78,17 @@ void VnetEndpoint::next_entry(Vq& vq) {
   });
 }
 
-void VnetEndpoint::complete_used(Vq& vq, const SplitRing::UsedElem* elems, size_t n) {
+void VnetEngine::complete_used(Vq& vq, const SplitRing::UsedElem* elems, size_t n) {
   vq.ring.publish_used(vq.used_idx, elems, n);
   vq.used_idx = uint16_t(vq.used_idx + n);
   ctx_.event(name(), datapath_event::vq_used).u64("ep", index_).u64("vq", vq.index).u64("used_idx", vq.used_idx);
   const uint16_t vector = vq.ring.conf().msix;
   if (vector == VIRTIO_MSI_NO_VECTOR || (vq.avail_flags & VRING_AVAIL_F_NO_INTERRUPT)) return;
-  const char* outcome = msix().raise(vector);
+  const char* outcome = msix_->raise(vector);
   ctx_.event(name(), datapath_event::vq_interrupt).u64("vq", vq.index).u64("vector", vector).str("outcome", outcome);
 }
 
-void VnetEndpoint::device_error(Vq& vq, const std::string& reason) {
+void VnetEngine::device_error(Vq& vq, const std::string& reason) {
   vq.busy = false;
   if (error_) return;
   error_ = true;
@@ -98,7 +98,7 @@ void VnetEndpoint::device_error(Vq& vq, const std::string& reason) {
 
 // ---- transmit -----------------------------------------------------------------------------
 
-void VnetEndpoint::transmit(Vq& vq, const Chain& chain) {
+void VnetEngine::transmit(Vq& vq, const Chain& chain) {
   if (!chain.writable.empty()) return device_error(vq, "transmit chain " + std::to_string(chain.head) +
                                                            " has device-writable descriptors");
   size_t total = 0;
@@ -121,14 +121,14 @@ void VnetEndpoint::transmit(Vq& vq, const Chain& chain) {
     after(ctx_.ps(vnet::timing::dp_tx_frame_ps), [this, &vq, finish, bytes = std::move(bytes)]() mutable {
       const char* drop = nullptr;
       if (bytes.size() < VIRTIO_NET_HDR_V1_SIZE + net::kEthHeaderBytes) drop = "shorter than the header and an Ethernet header";
-      else if (!wire) drop = "no wire on the port";
+      else if (!port_.wire) drop = "no wire on the port";
       if (drop) {
         ++counters_.tx_dropped;
         ctx_.event(name(), datapath_event::tx_drop).u64("vq", vq.index).str("reason", drop).u64("len", bytes.size());
       } else {
         bytes.erase(bytes.begin(), bytes.begin() + VIRTIO_NET_HDR_V1_SIZE);  // the frame, in place
         ++counters_.tx_frames;
-        const uint64_t id = wire->send(*this, std::move(bytes), dma().local_offset());
+        const uint64_t id = port_.wire->send(port_, std::move(bytes), dma_.local_offset());
         ctx_.event(name(), datapath_event::vq_frame).u64("vq", vq.index).str("dir", "tx").u64("frame", id);
       }
       finish();
@@ -138,7 +138,7 @@ void VnetEndpoint::transmit(Vq& vq, const Chain& chain) {
 
 // ---- receive ------------------------------------------------------------------------------
 
-unsigned VnetEndpoint::steer(const std::vector<uint8_t>& frame) const {
+unsigned VnetEngine::steer(const std::vector<uint8_t>& frame) const {
   // No RSS is offered: a receive queue is chosen among the enabled ones by a hash of the
   // frame's first 64 bytes (addresses, EtherType, L3/L4 headers), so a flow stays on a queue.
   auto receives = [this](const Vq& vq) { return vq.index % 2 == 0 && !is_cvq(vq.index) && running(vq); };
@@ -151,7 +151,7 @@ unsigned VnetEndpoint::steer(const std::vector<uint8_t>& frame) const {
   return unsigned(vqs_.size());
 }
 
-void VnetEndpoint::frame_arrived(net::Frame frame) {
+void VnetEngine::frame_arrived(net::Frame frame) {
   const unsigned q = steer(frame.bytes);
   const char* drop = nullptr;
   if (q >= vqs_.size()) drop = "rx_queue_not_ready";
@@ -169,7 +169,7 @@ void VnetEndpoint::frame_arrived(net::Frame frame) {
   service(vq);
 }
 
-void VnetEndpoint::fill_rx(Vq& vq, std::shared_ptr<std::vector<Chain>> chains, size_t capacity) {
+void VnetEngine::fill_rx(Vq& vq, std::shared_ptr<std::vector<Chain>> chains, size_t capacity) {
   const bool mrg = features_ & bit(VIRTIO_NET_F_MRG_RXBUF);
   const size_t needed = VIRTIO_NET_HDR_V1_SIZE + vq.fifo.front().bytes.size();
   if (capacity >= needed) return deliver_rx(vq, chains);
@@ -211,14 +211,14 @@ void VnetEndpoint::fill_rx(Vq& vq, std::shared_ptr<std::vector<Chain>> chains, s
   });
 }
 
-void VnetEndpoint::deliver_rx(Vq& vq, std::shared_ptr<std::vector<Chain>> chains) {
+void VnetEngine::deliver_rx(Vq& vq, std::shared_ptr<std::vector<Chain>> chains) {
   net::Frame frame = std::move(vq.fifo.front());
   vq.fifo.pop_front();
   --trace_rx_fifo_;
   ++rx_in_dma_;
   after(ctx_.ps(vnet::timing::dp_rx_frame_ps), [this, &vq, chains, frame = std::move(frame)] {
-    // The header and the frame, and the used elements, in the endpoint's scratch buffers
-    // (done with before anything else of the endpoint runs).
+    // The header and the frame, and the used elements, in the engine's scratch buffers (done
+    // with before anything else of the engine runs).
     std::vector<uint8_t>& bytes = rx_bytes_;
     bytes.assign(VIRTIO_NET_HDR_V1_SIZE, 0);
     put_le16(&bytes[VIRTIO_NET_HDR_NUM_BUFFERS], uint16_t(chains->size()));
@@ -246,7 +246,7 @@ void VnetEndpoint::deliver_rx(Vq& vq, std::shared_ptr<std::vector<Chain>> chains
 
 // ---- control virtqueue ----------------------------------------------------------------------
 
-void VnetEndpoint::take_ctrl(Vq& vq, const Chain& chain) {
+void VnetEngine::take_ctrl(Vq& vq, const Chain& chain) {
   size_t in = 0;
   for (const Desc& d : chain.readable) in += d.len;
   if (in < 2 || chain.writable.empty() || in > 65536)
@@ -261,7 +261,7 @@ void VnetEndpoint::take_ctrl(Vq& vq, const Chain& chain) {
   });
 }
 
-void VnetEndpoint::ctrl_req_complete(uint16_t head, uint8_t status) {
+void VnetEngine::ctrl_req_complete(uint16_t head, uint8_t status) {
   for (auto it = pending_ctrl_.begin(); it != pending_ctrl_.end(); ++it) {
     if (it->head != head) continue;
     Vq& vq = *vqs_[cvq_index_];

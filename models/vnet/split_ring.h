@@ -21,7 +21,7 @@
 #include <utility>
 #include <vector>
 
-#include "tlm/requester.h"
+#include "tlm/function_dma.h"
 #include "vnet/virtio_spec.h"
 
 namespace dpusim::vnet {
@@ -77,7 +77,7 @@ class SplitRing {
   //   chain:   done(Chain chain, const std::string& error)
   //   buffers: done(std::vector<uint8_t> bytes, const std::string& error)
 
-  SplitRing(pcie::Requester& dma, const VqConf& conf) : dma_(dma), conf_(conf) {}
+  SplitRing(pcie::FunctionDma& dma, const VqConf& conf) : dma_(dma), conf_(conf) {}
   // Held by its queue (continuations refer to it): not copied or moved.
   SplitRing(const SplitRing&) = delete;
   SplitRing& operator=(const SplitRing&) = delete;
@@ -116,7 +116,7 @@ class SplitRing {
   template <typename Done>
   void walk(Chain chain, uint16_t index, unsigned count, Done done);
 
-  pcie::Requester& dma_;
+  pcie::FunctionDma& dma_;
   VqConf conf_;
 };
 

@@ -34,6 +34,7 @@ Sriov::Sriov(AppState& app) : app_(app), total_vfs_(unsigned(app.opt.total_vfs))
       vf.pf = pf;
       vf.slot = s;
       vf.g = pf * n + s;
+      vf.port = std::make_unique<VfNetPort>(*this, vf.g);
     }
     app_.log.info(kMainThread, "SR-IOV: pool reserved range [%u, %u)", pf * n, pf * n + n);
     app_.log.info(kMainThread, "SR-IOV: PF representor created with VF range [%u, %u) (vf_num_msix=%u, vf_num_db=%u)",
@@ -65,13 +66,16 @@ void Sriov::start_slot(VfSlot& vf) {
     vf_opt.total_vfs = 0;  // a VF has no SR-IOV capability of its own
     vf.dev = std::make_unique<VirtioPciDevice>(vf.pf, vf_opt, app_.ctx, app_.log);
     vf.dev->set_mac(app_.opt.vf_mac(vf.g));
+    create_msix(vf);
   } else {
     vf.fn->cfg.reset();
+    vf.msix->reset();
   }
   vf.active = true;
 }
 
 void Sriov::stop_datapath(VfSlot& vf) {
+  drop_engine(vf);
   vf.engine_started = vf.vqs_created = vf.engine_enabled = vf.io_ctx_started = false;
   vf.num_active_qps = 0;
   ++vf.generation;
@@ -100,33 +104,56 @@ void Sriov::bringup(unsigned g, uint32_t stage_gen, pcie::Activity& w) {
                   stage, gen, vf.generation);
     return;
   }
-  const unsigned q = unsigned(app_.opt.max_queue_pairs);
+  const unsigned q = unsigned(app_.opt.max_queue_pairs), nvq = VNET_TOTAL_VQS(q);
+  // Each step checks the generation again: a reset or an FLR between steps leaves the rest.
+  auto live = [this, &vf, gen] { return gen == vf.generation && vf.active; };
   if (stage == TEARDOWN) {
     destroy_engine(vf, w, "device reset");
   } else if (stage == FEATURES_OK) {
     if (vf.engine_started) return;
-    w.then(app_.cost(timing::work_engine_start_ps), [this, &vf, q] {
+    w.then(app_.cost(timing::work_engine_start_ps), [this, &vf, nvq, live] {
+      if (!live()) return;
+      create_engine(vf);
+      vf.engine->engine_start();
       vf.engine_started = true;
       app_.log.info(kWorkerThread, "SR-IOV: VF[vf_index=%u] offload engine created (idle, %u VQs, MTU=%d)", vf.g,
-                    VNET_TOTAL_VQS(q), app_.opt.mtu);
+                    nvq, app_.opt.mtu);
       app_.log.info(kWorkerThread,
                     "SR-IOV: VF[vf_index=%u] engine representor: vhca_id=0x%04x ifindex=%u (add to OVS bridge for RX)",
                     vf.g, kVfVhcaIdBase + vf.g, kVfIfindexBase + vf.g);
     });
-    for (unsigned k = 0; k < VNET_TOTAL_VQS(q); ++k) w.then(app_.cost(timing::work_vq_create_ps), [] {});
-    w.then([this, &vf, q] {
+    for (unsigned k = 0; k < nvq; ++k)
+      w.then(app_.cost(timing::work_vq_create_ps), [&vf, k, live] {
+        if (live() && vf.engine) vf.engine->vq_create(k);
+      });
+    w.then([this, &vf, q, live] {
+      if (!live() || !vf.engine) return;
       vf.vqs_created = true;
       app_.log.info(kWorkerThread, "SR-IOV: VF[vf_index=%u] created %u queue pair(s) + CVQ", vf.g, q);
     });
-    w.then(app_.cost(timing::work_io_ctx_create_ps), [this, &vf] {
+    w.then(app_.cost(timing::work_io_ctx_create_ps), [this, &vf, q, live] {
+      if (!live() || !vf.engine) return;
+      vf.engine->cvq_bind(2 * q, [this, &vf](CtrlReq req) { ctrl_req_arrived(vf, std::move(req)); });
       vf.io_ctx_started = true;
       app_.log.info(kWorkerThread, "SR-IOV: VF[vf_index=%u] CVQ IO context started", vf.g);
     });
   } else {
     if (!vf.io_ctx_started || vf.engine_enabled) return;
-    for (unsigned k = 0; k < 2 * q; ++k) w.then(app_.cost(timing::work_vq_start_ps), [] {});
-    w.then(app_.cost(timing::work_vq_group_enable_ps), [] {});
-    w.then(app_.cost(timing::work_engine_enable_ps), [this, &vf, q] {
+    // The queues the driver enabled, configured from the register file's shadows and started.
+    for (unsigned k = 0; k < nvq; ++k)
+      w.then(app_.cost(timing::work_vq_start_ps), [&vf, k, live] {
+        if (!live() || !vf.engine) return;
+        const VqShadow& sh = vf.dev->shadow(k);
+        if (!sh.enable) return;
+        vf.engine->vq_set_conf(k, VqConf{sh.size, sh.msix, sh.desc, sh.driver, sh.device});
+        vf.engine->vq_start(k);
+      });
+    w.then(app_.cost(timing::work_vq_group_enable_ps), [&vf, nvq, live] {
+      if (live() && vf.engine) vf.engine->vq_group_enable(0, nvq - 1);
+    });
+    w.then(app_.cost(timing::work_engine_enable_ps), [this, &vf, q, live] {
+      if (!live() || !vf.engine) return;
+      vf.engine->engine_enable();
       vf.engine_enabled = true;
       vf.num_active_qps = q;
       app_.log.info(kWorkerThread, "SR-IOV: VF[vf_index=%u] datapath operational (engine enabled, %u queue pair(s))",
@@ -138,6 +165,7 @@ void Sriov::bringup(unsigned g, uint32_t stage_gen, pcie::Activity& w) {
 void Sriov::destroy_engine(VfSlot& vf, pcie::Activity& w, const char* why) {
   if (!vf.engine_started) return;
   w.then(app_.cost(timing::work_engine_destroy_ps), [this, &vf, why] {
+    drop_engine(vf);
     vf.engine_started = vf.vqs_created = vf.engine_enabled = vf.io_ctx_started = false;
     vf.num_active_qps = 0;
     app_.log.info(kWorkerThread, "SR-IOV: VF[vf_index=%u] engine destroyed (%s)", vf.g, why);
@@ -170,7 +198,7 @@ bool Sriov::serve_memory(const tlp::Header& h, const uint8_t* data, const std::f
 
 void Sriov::mmio_read(VfSlot& vf, uint64_t off, const tlp::Header& h, const std::function<void(pcie::Tlp*)>& send_up) {
   const unsigned len = h.length_dw;
-  // The firmware's regions (MSI-X table, PBA, doorbells) of a VF are not modelled.
+  // The firmware's regions (MSI-X table, PBA, doorbells) go to the PF's endpoint (vf_firmware_at).
   if (len == 0 || len > 2 || off >= VNET_BAR0_MSIX_TABLE) {
     app_.log.debug(kMainThread, "SR-IOV: VF[vf_index=%u] mmio read at 0x%lx (%u DW) not served", vf.g,
                    static_cast<unsigned long>(off), len);
@@ -200,6 +228,7 @@ void Sriov::mmio_write(VfSlot& vf, uint64_t off, const tlp::Header& h, const uin
     if (e.new_status == 0) {
       app_.log.info(kMainThread, "SR-IOV: VF[slot=%u, vf_index=%u] device reset", vf.slot, vf.g);
       const bool had_engine = vf.engine_started;
+      quiesce(vf);  // the device uses no ring after its reset (virtio 1.2 §2.4)
       vf.dev->reset_registers();
       ++vf.generation;
       if (had_engine) queue_stage(vf, TEARDOWN);
@@ -278,6 +307,8 @@ void Sriov::handle_vf_flr(VfSlot& vf) {
   vf.flr_in_progress = true;
   ++vf.generation;     // a queued bring-up stage is stale now
   vf.fn->cfg.reset();  // the host reads a clean config space at once
+  vf.msix->reset();
+  quiesce(vf);         // no DMA or interrupt of the VF's continues past its FLR (PCIe r5.0 §6.6.2)
   app_.log.info(kMainThread, "SR-IOV: VF[slot=%u, vf_index=%u] FLR - config space reset, queueing VF_FLR_RESET",
                 vf.slot, vf.g);
   WorkItem it;
@@ -311,7 +342,10 @@ void Sriov::flr_reset(unsigned g, pcie::Activity& w) {
 
 unsigned Sriov::live_datapaths(unsigned pf) const {
   unsigned live = 0;
-  for (unsigned s = 0; s < total_vfs_; ++s) live += vfs_[pf * total_vfs_ + s].engine_enabled ? 1 : 0;
+  for (unsigned s = 0; s < total_vfs_; ++s) {
+    const VfSlot& vf = vfs_[pf * total_vfs_ + s];
+    live += vf.engine && vf.engine->engine_enabled() ? 1 : 0;
+  }
   return live;
 }
 

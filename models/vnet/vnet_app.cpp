@@ -60,6 +60,7 @@ void VnetApp::attach(unsigned i, VnetEndpoint* engine, pcie::Link* link) {
   };
   engine->on_vq_enabled = [this, i](unsigned q) { shared_.engine_owner[i]->invariants().check_vq_enabled(i, q); };
   process(1).attach(i);
+  if (Sriov* s = sriov()) s->attach_endpoint(i, *engine);
 }
 
 void VnetApp::create_static_devices() { process(1).create_static_devices(true); }
@@ -80,6 +81,7 @@ int VnetApp::firmware_target(const tlp::Header& h) {
     const uint64_t bar = app.devices[i]->images.virtio_bar0();
     if (bar != 0 && h.address >= bar + VNET_BAR0_MSIX_TABLE && h.address < bar + VNET_BAR0_DOORBELL + VNET_BAR0_DOORBELL_LEN)
       return int(i);
+    if (app.sriov && app.sriov->vf_firmware_at(i, h.address)) return int(i);
   }
   return -1;
 }

@@ -1,60 +1,25 @@
-// One emulated virtio-net endpoint's firmware side: the DOCA DevEmu VNet offload engine that
-// the application configures, starts, enables and stops (the DOCA guide: "the VirtIO data path
-// (VQs, doorbells, MSI-X for queues) lives in the offload engine"). On the real device it is
-// firmware; here it is the model of what that firmware does, behind the application's switch:
-//
-//  - BAR0's MSI-X table and PBA (functional, tlm/msix.h) and the doorbells at 0x4000 + 8·q,
-//    which the switch forwards here without the application seeing them, as regions of the
-//    endpoint base (tlm/endpoint_base.h) over the function whose config space the
-//    application serves;
-//  - the VQ objects and their lifecycle (UNCREATED, CREATED, CONFIGURED, STARTED, ENABLED,
-//    DISABLED, STOPPED, DESTROYED), each change logged ("vq_state") and traced per queue;
-//  - the datapath on split rings in host memory, every byte by DMA (split_ring.h):
-//    transmit queues put frames on the wire without their virtio_net_hdr_v1; received frames
-//    wait in a bounded FIFO per queue (vnet.dp.rx_fifo_frames; overflow dropped, counted) for
-//    buffers, get a header (num_buffers > 1 only with VIRTIO_NET_F_MRG_RXBUF negotiated);
-//    each used-ring update raises the queue's MSI-X vector unless the driver suppressed it;
-//  - the control virtqueue: a request is read from the ring and handed to the application's
-//    IO context (cvq_bind); its ack byte is written back when the application completes it;
-//  - a malformed ring (descriptor loop, index out of range, zero length, a buffer outside host
-//    memory) stops the device's queues and is reported through on_device_error, for the
-//    application model to set DEVICE_NEEDS_RESET.
+// One emulated virtio-net endpoint's firmware side (a PF): the offload engine (vnet_engine.h)
+// behind the PF's own port on its DSP link, with the regions of BAR0 the application's switch
+// forwards here without the application seeing them (endpoint base, tlm/endpoint_base.h, over
+// the function whose config space the application serves): the MSI-X table and PBA
+// (functional, tlm/msix.h) and the doorbells at 0x4000 + 8·q. Its requester also carries the
+// DMA of the PF's SR-IOV VFs, which have no link of their own (sriov.h).
 #pragma once
 
 #include <systemc>
 
-#include <deque>
 #include <functional>
-#include <memory>
 #include <string>
-#include <vector>
 
 #include "net/net_end.h"
 #include "tlm/endpoint_base.h"
 #include "tlm/function.h"
 #include "tlm/sim_context.h"
-#include "vnet/split_ring.h"
+#include "vnet/vnet_engine.h"
 
 namespace dpusim::vnet {
 
-// The datapath's per-frame events, in category "vq" (tlm/log_filter.h): not in the summary.
-namespace datapath_event {
-extern const pcie::EventCategory vq;
-extern const pcie::EventKind doorbell, vq_frame, vq_used, vq_interrupt, rx_drop, tx_drop;
-}  // namespace datapath_event
-
-enum class VqState : uint8_t { UNCREATED, CREATED, CONFIGURED, STARTED, ENABLED, DISABLED, STOPPED, DESTROYED };
-const char* vq_state_name(VqState s);
-
-// A control request as the IO context hands it to the application's ctrl_req handler.
-struct CtrlReq {
-  unsigned ep = 0;
-  uint16_t head = 0;  // identifies the request for ctrl_req_complete
-  uint8_t cls = 0, cmd = 0;
-  std::vector<uint8_t> data;
-};
-
-class VnetEndpoint : public pcie::EndpointBase, public net::NetEnd {
+class VnetEndpoint : public pcie::EndpointBase, public net::NetEnd, public VnetEngine {
  public:
   // `fn` is the endpoint's host-visible function (its config space holds the MSI-X capability
   // at `msix_cap`, Command.BME and the captured BDF); `speed_mbps` reads the link speed the
@@ -62,102 +27,35 @@ class VnetEndpoint : public pcie::EndpointBase, public net::NetEnd {
   VnetEndpoint(sc_core::sc_module_name name, pcie::SimContext& ctx, unsigned index, unsigned num_vqs,
                pcie::Function& fn, uint16_t msix_cap, std::function<uint64_t()> speed_mbps);
 
+  using sc_core::sc_object::name;
   pcie::Requester& requester() { return dma(); }
-  unsigned index() const { return index_; }
-
-  // The offload engine, as the application drives it.
-  void engine_start();
-  void engine_enable();
-  void engine_disable();
-  void engine_stop();
-  bool engine_started() const { return started_; }
-  bool engine_enabled() const { return enabled_; }
-  void set_features(uint64_t negotiated) { features_ = negotiated; }
-  void vq_create(unsigned q);
-  // A live update's standby takes the engine over (live_update.h): queue q is created again at
-  // the ring position its previous incarnation reached, the used index it published (a chain
-  // taken but not completed is taken again), where vq_create starts a fresh ring at 0.
-  void vq_resume(unsigned q);
-  void vq_set_conf(unsigned q, const VqConf& conf);
-  void vq_start(unsigned q);
-  void vq_stop(unsigned q);
-  void vq_destroy(unsigned q);
-  void vq_group_enable(unsigned first, unsigned last);
-  void vq_group_disable(unsigned first, unsigned last);
-  VqState vq_state(unsigned q) const { return vqs_[q]->state; }
-  unsigned num_vqs() const { return unsigned(vqs_.size()); }
-  // The CVQ at queue `q`, bound to the application's IO context, which receives requests.
-  void cvq_bind(unsigned q, std::function<void(CtrlReq)> deliver);
-  void cvq_unbind();
-  void ctrl_req_complete(uint16_t head, uint8_t status);
-  // Raises an MSI-X vector (the config-change vector, say); "sent", "pending", "disabled"...
-  const char* raise_msix(uint16_t vector);
-  std::function<void(const std::string& reason)> on_device_error;
-  // A VQ reached ENABLED (the application model checks that its driver may have it enabled).
-  std::function<void(unsigned q)> on_vq_enabled;
+  const char* raise_msix(uint16_t vector) { return VnetEngine::raise_msix(vector); }
 
   // The network port.
-  void frame_arrived(net::Frame frame) override;
+  void frame_arrived(net::Frame frame) override { VnetEngine::frame_arrived(std::move(frame)); }
   uint64_t line_rate_mbps() const override { return speed_mbps_(); }
-  std::string end_name() const override { return "ep" + std::to_string(index_); }
-  uint64_t frames_in_flight() const;
+  std::string end_name() const override { return "ep" + std::to_string(index()); }
 
   void trace(sc_core::sc_trace_file* vcd);
-  // Per-queue counters for tests and the study.
-  struct Counters {
-    uint64_t tx_frames = 0, rx_frames = 0, rx_fifo_drops = 0, rx_too_big = 0, rx_no_queue = 0, tx_dropped = 0;
-    uint64_t kicks = 0, kicks_ignored = 0;
+
+  // The firmware regions of the PF's SR-IOV VFs (sriov.h), which the application's switch
+  // forwards here like the PF's own: `at` maps an address to (VF, offset in its 32 KiB slice)
+  // when it lies in an active VF's firmware regions; `read`/`write` serve it.
+  struct VfFirmware {
+    std::function<std::optional<std::pair<unsigned, uint64_t>>(uint64_t address)> at;
+    std::function<void(unsigned vf, uint64_t off, uint8_t* out, size_t n)> read;
+    std::function<void(unsigned vf, uint64_t off, const uint8_t* in, size_t n)> write;
   };
-  const Counters& counters() const { return counters_; }
+  void serve_vf_firmware(VfFirmware f);
 
  private:
-  struct Vq {
-    Vq(pcie::Requester& dma, unsigned q) : ring(dma, VqConf{}), index(q) {}
-    SplitRing ring;
-    unsigned index;
-    VqState state = VqState::UNCREATED;
-    uint16_t last_avail = 0, avail_idx = 0, used_idx = 0, avail_flags = 0;
-    bool busy = false, again = false;
-    std::deque<net::Frame> fifo;  // RX: frames waiting for buffers
-    std::shared_ptr<std::vector<Chain>> rx_chains;  // RX: the chains of the frame being placed
-    uint8_t trace_state = 0;
-  };
-  void set_state(Vq& vq, VqState s);
-  bool running(const Vq& vq) const;
-  bool is_cvq(unsigned q) const { return cvq_ && q == cvq_index_; }
   // The application's switch forwards what lies in BAR0 as the host programmed it (its Memory
   // Space Enable is the application's to check, not firmware's).
   std::optional<pcie::BarHit> decode(uint64_t address) const override;
   uint64_t bar_size(unsigned bar) const override;  // BAR0's, which the application emulates
-  void kick(unsigned q);
 
-  // datapath.cpp
-  void service(Vq& vq);
-  void service_done(Vq& vq);
-  void next_entry(Vq& vq);
-  void transmit(Vq& vq, const Chain& chain);
-  void deliver_rx(Vq& vq, std::shared_ptr<std::vector<Chain>> chains);
-  void fill_rx(Vq& vq, std::shared_ptr<std::vector<Chain>> chains, size_t capacity);
-  void take_ctrl(Vq& vq, const Chain& chain);
-  void complete_used(Vq& vq, const SplitRing::UsedElem* elems, size_t n);
-  void device_error(Vq& vq, const std::string& reason);
-  unsigned steer(const std::vector<uint8_t>& frame) const;
-
-  unsigned index_;
   std::function<uint64_t()> speed_mbps_;
-  std::vector<std::unique_ptr<Vq>> vqs_;
-  bool started_ = false, enabled_ = false, error_ = false;
-  uint64_t features_ = 0;
-  bool cvq_ = false;
-  unsigned cvq_index_ = 0;
-  std::function<void(CtrlReq)> deliver_ctrl_;
-  std::vector<Chain> pending_ctrl_;  // requests handed to the application, by head
-  uint64_t rx_in_dma_ = 0;           // frames taken from a FIFO, not yet in a used ring
-  Counters counters_;
-  // deliver_rx's scratch: the received frame with its header, and the used elements.
-  std::vector<uint8_t> rx_bytes_;
-  std::vector<SplitRing::UsedElem> rx_elems_;
-  uint32_t trace_rx_fifo_ = 0;
+  VfFirmware vf_;
 };
 
 }  // namespace dpusim::vnet

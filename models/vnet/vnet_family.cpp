@@ -100,7 +100,13 @@ void VnetInstance::shutdown(const std::function<void(const std::function<bool()>
 uint64_t VnetInstance::frames_in_flight() const {
   uint64_t n = 0;
   for (const VnetEndpoint* ep : eps_) n += ep->frames_in_flight();
+  if (const Sriov* s = app_->sriov()) n += s->frames_in_flight();
   return n;
+}
+
+net::NetEnd* VnetInstance::vf_network_port(unsigned ep, unsigned vf) {
+  Sriov* s = app_->sriov();
+  return s ? s->network_port(ep, vf) : nullptr;
 }
 
 platform::DeviceFamily vnet_family() {

@@ -25,6 +25,8 @@ class VnetConfig : public platform::FamilyConfig {
   VnetConfig(VnetOptions o, AcgSpec a) : options(std::move(o)), acg(std::move(a)) {}
   unsigned endpoints() const override { return unsigned(options.num_ep); }
   bool has_network_port(unsigned) const override { return true; }
+  unsigned vfs(unsigned) const override { return unsigned(options.total_vfs); }
+  const char* vfs_option() const override { return "topology.options.total-vfs"; }
   std::unique_ptr<platform::FamilyInstance> build(const platform::FamilyBuild& b) const override;
   std::string describe() const override { return options.describe() + " " + acg.describe(); }
   VnetOptions options;
@@ -38,6 +40,7 @@ class VnetInstance : public platform::FamilyInstance {
   pcie::Function* function(const std::string& path) override;
   pcie::EndpointBase* endpoint(const std::string& path) override;
   net::NetEnd* network_port(unsigned ep) override { return ep < eps_.size() ? eps_[ep] : nullptr; }
+  net::NetEnd* vf_network_port(unsigned ep, unsigned vf) override;
   void trace(sc_core::sc_trace_file* vcd) override;
   void shutdown(const std::function<void(const std::function<bool()>&)>& run_until) override;
   uint64_t frames_in_flight() const override;

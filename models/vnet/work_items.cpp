@@ -29,6 +29,7 @@ void WorkItems::execute(const WorkItem& it, pcie::Activity& w) {
     case WorkType::VF_FAN_OUT: return app_.sriov->fan_out(it.arg, it.arg2 != 0, w);
     case WorkType::VF_FLR_RESET: return app_.sriov->flr_reset(it.arg, w);
     case WorkType::VF_BRINGUP: return app_.sriov->bringup(it.arg, it.arg2, w);
+    case WorkType::VF_CTRL_REQ: return app_.sriov->ctrl_reqs(it.arg, it.arg2, w);
   }
 }
 

@@ -29,9 +29,9 @@ namespace dpusim::vnet {
 enum class WorkType : int {
   VQ_CONFIG, CONTROLLER_CLEANUP, ENGINE_START, INITIALIZE_VQS, INITIALIZE_IO_CTX, START_AND_ENABLE,
   CREATE_STATS_LIST, DEVICE_RESET, DELAYED_DESTROY, HOTPLUG_EVENT, SPEED_CHANGE,
-  VF_FAN_OUT, VF_FLR_RESET, VF_BRINGUP,
+  VF_FAN_OUT, VF_FLR_RESET, VF_BRINGUP, VF_CTRL_REQ,
 };
-inline constexpr unsigned kWorkTypes = 14;
+inline constexpr unsigned kWorkTypes = 15;
 const char* work_type_name(WorkType t);  // "PCI_CFG_WORK_VQ_CONFIG"
 
 struct WorkItem {

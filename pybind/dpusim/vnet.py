@@ -133,6 +133,12 @@ class Vnet:
     def active_qps(self, ep):
         return self._m.active_qps(self._p, ep)
 
+    def vf_state(self, ep, slot):
+        """SR-IOV VF `slot` of PF `ep`: its slot's flags, its Requester ID, whether it has an
+        engine (then its VQ states and datapath counters), the doorbells it got without one,
+        and the frames its engines dropped when destroyed or got without one."""
+        return self._m.vf_state(self._p, ep, slot)
+
     def processes(self):
         """Every process of the application: pid, mode, LU state, alive, serving (the host)."""
         return self._m.processes(self._p)

@@ -9,8 +9,12 @@ from dpusim.drivers.pci import pci_host_probe
 from dpusim.drivers.pci_regs import (PCI_EXP_DEVCTL, PCI_EXP_DEVCTL2, PCI_EXP_DEVCTL_BCR_FLR, PCI_SRIOV_CTRL,
                                      PCI_SRIOV_CTRL_MSE, PCI_SRIOV_CTRL_VFE)
 from dpusim.drivers.pcie_flr import pcie_flr
+from dpusim.run import run
 from dpusim.testing import run_ok
 from dpusim.units import MS
+from dpusim.drivers.virtio_net import VirtioNet, ethernet_frame
+from dpusim.units import S
+from dpusim.vnet import vnet
 from vnet_util import msgs, vnet_platform
 
 EXP = 0x40    # the VirtIO image's PCI Express capability
@@ -225,15 +229,22 @@ def test_a_vf_comes_up_in_two_stages_through_the_aperture_and_logs_the_guides_se
         up = await sim.timeout(sim.wait_event("log", path="vnet.worker", msg="SR-IOV: VF[vf_index=0] datapath "
                                               "operational (engine enabled, 8 queue pair(s))"), 1000 * MS)
         mac = bytes([await h.mem_read8(base + 0x200 + i) for i in range(6)])
-        firmware = (await h.mem_read(base + 0x2000, 4)).value  # the VF's MSI-X table: not modelled
+        ctrl = (await h.mem_read(base + 0x200C, 4)).value  # the VF's MSI-X table: entry 0 masked
+        state = vnet(sim).vf_state(0, 0)
         await h.mem_write8(status, 0)  # a device reset destroys the engine
         await sim.timeout(sim.wait_event("log", path="vnet.worker",
                                          msg="SR-IOV: VF[vf_index=0] engine destroyed (device reset)"), 100 * MS)
-        return dict(status=await h.mem_read8(status), mac=mac.hex(":"), firmware=firmware, up=up["time_ps"])
+        return dict(status=await h.mem_read8(status), mac=mac.hex(":"), ctrl=ctrl, up=up["time_ps"], state=state,
+                    after=vnet(sim).vf_state(0, 0))
 
     res = run_ok(scenario, vnet_platform(num_ep=1, total_vfs=1))
     assert res.result["mac"] == "52:54:00:12:34:57"  # base low16 0x3456 + num_ep 1 + vf_index 0
-    assert res.result["firmware"] == 0xFFFFFFFF and res.result["status"] == 0
+    assert res.result["ctrl"] == 1 and res.result["status"] == 0
+    up, after = res.result["state"], res.result["after"]
+    # Up: a real engine whose 17 VQs were created (the driver enabled none, so none started).
+    assert (up["engine"], up["engine_enabled"], up["num_active_qps"], up["live_datapaths"]) == (True, True, 8, 1)
+    assert up["vq_states"] == ["CREATED"] * 17 and up["rid"] == 0x0201
+    assert (after["engine"], after["engine_enabled"], after["live_datapaths"], after["active"]) == (False, False, 0, True)
     lines = iter(msgs(res))
     expected = [
         "SR-IOV: dynamic SR-IOV supported (max_total_vfs=256, pool_size=1)",
@@ -272,3 +283,115 @@ def test_an_flr_between_features_ok_and_its_stage_makes_the_stage_stale():
     lines = msgs(res)
     assert "SR-IOV: VF[vf_index=0] stale bring-up stage 1 skipped (generation 2, now 3)" in lines
     assert not [m for m in lines if "offload engine created" in m]
+
+
+def vf_platform(vfs=2, qps=2):
+    doc = vnet_platform(num_ep=1, total_vfs=vfs, max_queue_pairs=qps)
+    doc["wires"] += [{"a": f"ep0.vf{j}", "b": "loopback"} for j in range(vfs)]
+    return doc
+
+
+async def bind_vfs(sim, count):
+    """echo count > sriov_numvfs, then virtio_net on each VF, opened."""
+    pci = await pci_host_probe(sim)
+    vfs = await sriov.sriov_numvfs(pci, pf_of(pci), count)
+    nets = []
+    for vf in vfs:
+        await pci.enable_device(vf)
+        nets.append(await VirtioNet(sim, pci, vf).probe())
+        await nets[-1].open()
+    return pci, vfs, nets
+
+
+async def loop_frames(net, tag):
+    sent = [ethernet_frame(b"\x02\x00\x00\x00\x00\x01", net.mac, 0x88B5, bytes([tag, qp, k]) * (20 + 30 * k))
+            for qp in range(net.curr_queue_pairs) for k in range(3)]
+    for i, frame in enumerate(sent):
+        await net.send(frame, qp=i // 3)
+    got = await net.recv(len(sent), timeout_ps=S)
+    assert sorted(f for _, f in got) == sorted(sent), f"{net.bdf}: frames differ"
+    return len(got)
+
+
+def test_two_vfs_of_one_pf_pass_traffic_at_once_with_their_own_requester_ids():
+    async def scenario(sim):
+        pci, vfs, nets = await bind_vfs(sim, 2)
+        counts = await sim.gather(*(loop_frames(n, j) for j, n in enumerate(nets)))
+        return dict(counts=counts, macs=[n.mac.hex(":") for n in nets],
+                    states=[vnet(sim).vf_state(0, j) for j in range(2)])
+
+    res = run_ok(scenario, vf_platform())
+    assert res.result["counts"] == [6, 6]
+    assert res.result["macs"] == ["52:54:00:12:34:57", "52:54:00:12:34:58"]
+    assert [(s["tx_frames"], s["rx_frames"]) for s in res.result["states"]] == [(6, 6), (6, 6)]
+    tlps = [e for e in res.events("tlp") if e["path"] == "link_dsp0"]
+    for vf in ("02:00.1", "02:00.2"):
+        # Its DMA (ring reads, buffer writes) and its MSI-X writes go up the PF's link with its ID,
+        # and the completions of its reads come back down to it.
+        assert any(t["type"] == "MRd" and t["dir"] == "up" and t["requester"] == vf for t in tlps), vf
+        assert any(t["type"] == "CplD" and t["dir"] == "down" and t["requester"] == vf for t in tlps), vf
+        msis = [e for e in res.events("msi") if e["requester"] == vf]
+        assert len(msis) >= 2, vf  # at least one per receive queue's used-ring update
+    assert not list(res.events("unexpected_completion"))
+
+
+def test_a_vfs_doorbells_reach_its_engine_only():
+    async def scenario(sim):
+        pci, vfs, nets = await bind_vfs(sim, 2)
+        await sim.sleep(MS)  # the drivers' own kicks (open) have landed
+        before = [vnet(sim).vf_state(0, j)["kicks"] for j in range(2)]
+        await sim.host.mem_write16(vfs[0].bars[0].base + 0x4000 + 8 * 1, 1)  # VF 0's TX queue 0
+        await sim.sleep(MS)
+        return before, [vnet(sim).vf_state(0, j)["kicks"] for j in range(2)]
+
+    before, after = run_ok(scenario, vf_platform()).result
+    assert [a - b for a, b in zip(after, before)] == [1, 0]
+
+
+def test_a_vfs_msix_table_pba_and_doorbells_before_its_engine_exists():
+    async def scenario(sim):
+        pci = await pci_host_probe(sim)
+        (vf,) = await sriov.sriov_numvfs(pci, pf_of(pci), 1)
+        await pci.enable_device(vf)
+        h, base = sim.host, vf.bars[0].base
+        await h.mem_write32(base + 0x2010, 0xFEE01000)  # entry 1: address, data, unmasked
+        await h.mem_write32(base + 0x2018, 0x42)
+        await h.mem_write32(base + 0x201C, 0)
+        table = [(await h.mem_read(base + 0x2010 + 4 * k, 4)).value for k in range(4)]
+        pba = (await h.mem_read(base + 0x3000, 4)).value
+        await h.mem_write16(base + 0x4000, 0)  # no engine before FEATURES_OK: ignored, counted
+        await sim.sleep(MS)
+        past = (await h.mem_read(base + 0x5000, 4)).value  # past the doorbells: UR
+        return table, pba, past, vnet(sim).vf_state(0, 0)
+
+    res = run_ok(scenario, vf_platform(vfs=1))
+    table, pba, past, state = res.result
+    assert table == [0xFEE01000, 0, 0x42, 0] and pba == 0 and past == 0xFFFFFFFF
+    assert (state["engine"], state["doorbells_without_engine"]) == (False, 1)
+    assert [e["state"] for e in res.events("doorbell") if e["path"] == "ep0.vf0"] == ["no engine"]
+
+
+def test_a_vfs_frames_without_an_engine_are_dropped_and_counted():
+    async def scenario(sim):
+        pci = await pci_host_probe(sim)
+        await sriov.sriov_numvfs(pci, pf_of(pci), 1)
+        sim.net.send(1, ethernet_frame(b"\x52\x54\x00\x12\x34\x57", b"\x02\x00\x00\x00\x00\x01", 0x88B5,
+                                         bytes(50)))
+        await sim.sleep(MS)
+        return vnet(sim).vf_state(0, 0), vnet(sim).frames()
+
+    doc = vnet_platform(num_ep=1, total_vfs=1)
+    doc["wires"].append({"a": "ep0.vf0", "b": "python"})
+    state, frames = run_ok(scenario, doc).result
+    assert state["rx_dropped_without_engine"] == 1
+    assert frames["dropped"] == {"rx_queue_not_ready": 1}
+
+
+def test_a_wire_end_naming_a_missing_vf_is_refused():
+    async def nothing(sim):
+        return None
+
+    doc = vnet_platform(num_ep=1, total_vfs=2)
+    doc["wires"].append({"a": "ep0.vf2", "b": "loopback"})
+    assert run(nothing, doc).doc_error == ("$.wires[1].a: 'ep0.vf2': endpoint 'ep0' has no VF 2 "
+                                           "(topology.options.total-vfs is 2: vf0..vf1)")

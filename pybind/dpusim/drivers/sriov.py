@@ -185,9 +185,9 @@ async def sriov_disable(host, dev):
 async def vf_virtio_status_steps(host, vf, driver_ok=True):
     """The common-config part of virtio_pci_modern's probe on a VF, by hand: reset, ACKNOWLEDGE,
     DRIVER, driver features (VIRTIO_NET_F_MQ, VIRTIO_NET_F_CTRL_VQ, VIRTIO_F_VERSION_1, written
-    low half then high half), FEATURES_OK, then DRIVER_OK. Not a driver: the VF's MSI-X and
-    queues (its firmware) are not modelled, so Linux's virtio_net cannot bind a VF; this is how
-    tests, scenarios and the scale benchmark take a VF through the application's two stages.
+    low half then high half), FEATURES_OK, then DRIVER_OK. Not a driver (virtio_net binds a VF
+    like a PF: dpusim.drivers.virtio_net.VirtioNet); tests use it to take a VF through the
+    application's two stages with no queue set up, or to stop between them.
     Returns the address of the VF's device_status."""
     h = host.sim.host
     base = vf.bars[0].base

@@ -59,11 +59,23 @@ TEST(PlatformDoc, WiresNeedTwoValidEndsAndAnEndpointOnOne) {
   EXPECT_EQ(refusal(two + R"([{"a": "ep0"}]})"), "$.wires[0].b: missing");
   EXPECT_EQ(refusal(two + R"([{"a": "ep0", "b": "loopback", "c": 1}]})"), "$.wires[0].c: unknown key (known: a, b)");
   EXPECT_EQ(refusal(two + R"([{"a": "loopback", "b": "python"}]})"), "$.wires[0]: a wire needs an endpoint on at least one end");
-  EXPECT_EQ(refusal(two + R"([{"a": "ep0", "b": "ep"}]})"), R"($.wires[0].b: 'ep' is not "ep<i>", "loopback" or "python")");
-  EXPECT_EQ(refusal(two + R"([{"a": "ep0", "b": "ep0001"}]})"), R"($.wires[0].b: 'ep0001' is not "ep<i>", "loopback" or "python")");
-  EXPECT_EQ(refusal(two + R"([{"a": 0, "b": "ep1"}]})"), R"($.wires[0].a: must be a string: "ep<i>", "loopback" or "python")");
+  EXPECT_EQ(refusal(two + R"([{"a": "ep0", "b": "ep"}]})"), R"($.wires[0].b: 'ep' is not "ep<i>", "ep<i>.vf<j>", "loopback" or "python")");
+  EXPECT_EQ(refusal(two + R"([{"a": "ep0", "b": "ep0001"}]})"), R"($.wires[0].b: 'ep0001' is not "ep<i>", "ep<i>.vf<j>", "loopback" or "python")");
+  EXPECT_EQ(refusal(two + R"([{"a": 0, "b": "ep1"}]})"), R"($.wires[0].a: must be a string: "ep<i>", "ep<i>.vf<j>", "loopback" or "python")");
   EXPECT_EQ(refusal(two + R"([{"a": "ep0", "b": "ep1"}, {"a": "ep1", "b": "loopback"}]})"),
             "$.wires[1].a: endpoint 'ep1' is already on another wire");
+  // SR-IOV VF ends: only with total-vfs, only below it, each on one wire.
+  EXPECT_EQ(refusal(two + R"([{"a": "ep0.vf1", "b": "loopback"}]})"),
+            "$.wires[0].a: 'ep0.vf1': endpoint 'ep0' has no VFs (topology.options.total-vfs is not set)");
+  const std::string vfs = R"({"topology": {"family": "vnet", "options": {"num-ep": 2, "total-vfs": 2}}, "wires": )";
+  EXPECT_EQ(refusal(vfs + R"([{"a": "ep1.vf2", "b": "loopback"}]})"),
+            "$.wires[0].a: 'ep1.vf2': endpoint 'ep1' has no VF 2 (topology.options.total-vfs is 2: vf0..vf1)");
+  EXPECT_EQ(refusal(vfs + R"([{"a": "ep2.vf0", "b": "loopback"}]})"),
+            "$.wires[0].a: endpoint 'ep2' does not exist (the platform has 2)");
+  EXPECT_EQ(refusal(vfs + R"([{"a": "ep0.vf", "b": "loopback"}]})"),
+            R"($.wires[0].a: 'ep0.vf' is not "ep<i>", "ep<i>.vf<j>", "loopback" or "python")");
+  EXPECT_EQ(refusal(vfs + R"([{"a": "ep0.vf1", "b": "loopback"}, {"a": "ep0.vf1", "b": "python"}]})"),
+            "$.wires[1].a: endpoint 'ep0.vf1' is already on another wire");
   EXPECT_EQ(refusal(two + R"([{"a": "ep0", "b": "ep1"}]})"), "accepted");
 }
 
