@@ -129,7 +129,7 @@ void EndpointBase::serve_memory(const tlp::Header& h, std::vector<uint8_t> paylo
   if (h.type == tlp::Type::MRd) {
     std::vector<uint8_t> bytes(count, 0);
     if (r && r->read) r->read(hit->offset - r->offset, bytes.data(), count);
-    complete_memory_read(ctx_.pool, h, fn_->id(), bytes.data(), fn_->max_payload_size(), fn_->read_completion_boundary(),
+    complete_memory_read(ctx_.pool, h, completer_id(*hit), bytes.data(), fn_->max_payload_size(), fn_->read_completion_boundary(),
                          [this](Tlp* c) { port.send(*c); });
     return;
   }

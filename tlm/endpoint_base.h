@@ -121,6 +121,9 @@ class EndpointBase : public sc_core::sc_module {
   virtual std::optional<BarHit> decode(uint64_t address) const { return fn_->decode(address); }
   // The size of a BAR, which no access may run past: the function's BAR sizing by default.
   virtual uint64_t bar_size(unsigned bar) const { return fn_->bar_size(bar); }
+  // The Completer ID of a read's completions at `hit`: the function's by default; an endpoint
+  // that also serves other functions' regions (an SR-IOV PF's firmware for its VFs) gives theirs.
+  virtual uint16_t completer_id(const BarHit& /*hit*/) const { return fn_->id(); }
   // The words a request the endpoint cannot serve is logged with ("the test endpoint").
   std::string unsupported_by = "the endpoint";
 

@@ -75,7 +75,8 @@ void Sriov::attach_endpoint(unsigned pf, VnetEndpoint& ep) {
                         },
                         [this, pf](unsigned k, uint64_t off, const uint8_t* in, size_t n) {
                           firmware_write(vfs_[pf * total_vfs_ + k], off, unsigned(n), in);
-                        }});
+                        },
+                        [this, pf](unsigned k) { return rid(vfs_[pf * total_vfs_ + k]); }});
 }
 
 // The MSI-X table and PBA answer from the VF's start; the doorbells and what lies past them

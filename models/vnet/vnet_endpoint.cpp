@@ -43,6 +43,10 @@ uint64_t VnetEndpoint::bar_size(unsigned bar) const {
   return bar == 0 ? VNET_BAR0_SIZE : bar == 1 && vf_.at ? VNET_BAR0_SIZE * VNET_SRIOV_MAX_TOTAL_VFS : 0;
 }
 
+uint16_t VnetEndpoint::completer_id(const pcie::BarHit& hit) const {
+  return hit.bar == 1 ? vf_.rid(unsigned(hit.offset / VNET_BAR0_SIZE)) : function().id();
+}
+
 void VnetEndpoint::serve_vf_firmware(VfFirmware f) {
   vf_ = std::move(f);
   add_region({"vf_firmware", 1, 0, VNET_BAR0_SIZE * VNET_SRIOV_MAX_TOTAL_VFS,

@@ -45,6 +45,7 @@ class VnetEndpoint : public pcie::EndpointBase, public net::NetEnd, public VnetE
     std::function<std::optional<std::pair<unsigned, uint64_t>>(uint64_t address)> at;
     std::function<void(unsigned vf, uint64_t off, uint8_t* out, size_t n)> read;
     std::function<void(unsigned vf, uint64_t off, const uint8_t* in, size_t n)> write;
+    std::function<uint16_t(unsigned vf)> rid;  // the VF's Routing ID, its completions' Completer ID
   };
   void serve_vf_firmware(VfFirmware f);
 
@@ -53,6 +54,7 @@ class VnetEndpoint : public pcie::EndpointBase, public net::NetEnd, public VnetE
   // Space Enable is the application's to check, not firmware's).
   std::optional<pcie::BarHit> decode(uint64_t address) const override;
   uint64_t bar_size(unsigned bar) const override;  // BAR0's, which the application emulates
+  uint16_t completer_id(const pcie::BarHit& hit) const override;  // a VF's slice: the VF's
 
   std::function<uint64_t()> speed_mbps_;
   VfFirmware vf_;

@@ -362,11 +362,15 @@ def test_a_vfs_msix_table_pba_and_doorbells_before_its_engine_exists():
         await h.mem_write16(base + 0x4000, 0)  # no engine before FEATURES_OK: ignored, counted
         await sim.sleep(MS)
         past = (await h.mem_read(base + 0x5000, 4)).value  # past the doorbells: UR
-        return table, pba, past, vnet(sim).vf_state(0, 0)
+        return table, pba, past, vnet(sim).vf_state(0, 0), vf.bdf
 
     res = run_ok(scenario, vf_platform(vfs=1))
-    table, pba, past, state = res.result
+    table, pba, past, state, vf_bdf = res.result
     assert table == [0xFEE01000, 0, 0x42, 0] and pba == 0 and past == 0xFFFFFFFF
+    # The table's read completions come from the VF (its Routing ID as Completer ID, §2.2.9).
+    table_cpls = [e for e in res.events("tlp", type="CplD", path="link_host")
+                  if e["lower_addr"] in ("0x10", "0x14", "0x18", "0x1c")]
+    assert [e["completer"] for e in table_cpls] == [vf_bdf] * 4
     assert (state["engine"], state["doorbells_without_engine"]) == (False, 1)
     assert [e["state"] for e in res.events("doorbell") if e["path"] == "ep0.vf0"] == ["no engine"]
 
