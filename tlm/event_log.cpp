@@ -4,6 +4,8 @@
 #include <cstring>
 #include <stdexcept>
 
+#include "tlm/decimal.h"
+
 namespace dpusim::pcie {
 
 Event::Event(Event&& other) noexcept : log_(other.log_) { other.log_ = nullptr; }
@@ -14,24 +16,12 @@ Event::~Event() {
 
 namespace {
 const char kHexDigits[] = "0123456789abcdef";
-
-// Decimal without a heap allocation (std::to_string allocates per field).
-void append_decimal(std::string& out, uint64_t v, bool negative) {
-  char buf[24];
-  char* p = buf + sizeof buf;
-  do {
-    *--p = char('0' + v % 10);
-    v /= 10;
-  } while (v);
-  if (negative) *--p = '-';
-  out.append(p, size_t(buf + sizeof buf - p));
-}
 }  // namespace
 
 Event& Event::u64(std::string_view key, uint64_t v) {
   if (!log_) return *this;
   log_->begin_field(key);
-  append_decimal(log_->arena(), v, false);
+  append_decimal(log_->arena(), v);
   log_->end_field();
   return *this;
 }

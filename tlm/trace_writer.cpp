@@ -5,25 +5,18 @@
 #include <cstring>
 #include <stdexcept>
 
+#include "tlm/decimal.h"
+
 namespace dpusim::pcie {
 
 namespace {
-void append_uint(std::string& out, uint64_t v) {
-  char buf[24];
-  char* p = buf + sizeof buf;
-  do {
-    *--p = char('0' + v % 10);
-    v /= 10;
-  } while (v);
-  out.append(p, size_t(buf + sizeof buf - p));
-}
 
 // ",\"pid\":1,\"tid\":2": what every record of a lane says, made once per lane.
 std::string pid_tid_text(TraceLane at) {
   std::string out = ",\"pid\":";
-  append_uint(out, at.pid);
+  append_decimal(out, at.pid);
   out.append(",\"tid\":");
-  append_uint(out, at.tid);
+  append_decimal(out, at.tid);
   return out;
 }
 
@@ -47,9 +40,9 @@ void merge_args(std::string& out, std::string_view args, std::string_view key, s
 void meta(std::string& out, std::string_view what, uint32_t pid, uint32_t tid, std::string_view key,
           std::string_view value) {
   out.append("{\"ph\":\"M\",\"pid\":");
-  append_uint(out, pid);
+  append_decimal(out, pid);
   out.append(",\"tid\":");
-  append_uint(out, tid);
+  append_decimal(out, tid);
   out.append(",\"name\":\"");
   out.append(what);
   out.append("\",\"args\":{\"");
@@ -74,7 +67,7 @@ void TraceWriter::append_us(std::string& out, uint64_t ps) {
       "00010203040506070809101112131415161718192021222324252627282930313233343536373839"
       "40414243444546474849505152535455565758596061626364656667686970717273747576777879"
       "8081828384858687888990919293949596979899";
-  append_uint(out, ps / 1000000);
+  append_decimal(out, ps / 1000000);
   uint32_t f = uint32_t(ps % 1000000);
   char frac[7];
   frac[0] = '.';
@@ -102,7 +95,7 @@ uint32_t TraceWriter::track(std::string_view process, std::string_view thread) {
     EventLog::append_json_string(buf_, process);
     meta(meta_, "process_name", pid, 0, "name", buf_);
     buf_.clear();
-    append_uint(buf_, pid);
+    append_decimal(buf_, pid);
     meta(meta_, "process_sort_index", pid, 0, "sort_index", buf_);
   }
   const uint32_t index = uint32_t(tracks_.size());
@@ -123,7 +116,7 @@ const TraceWriter::Lane& TraceWriter::add_lane(Track& t) {
   EventLog::append_json_string(buf_, name);
   meta(meta_, "thread_name", t.pid, tid, "name", buf_);
   buf_.clear();
-  append_uint(buf_, uint64_t(t.index) * 1000 + t.lanes.size() - 1);
+  append_decimal(buf_, uint64_t(t.index) * 1000 + t.lanes.size() - 1);
   meta(meta_, "thread_sort_index", t.pid, tid, "sort_index", buf_);
   return t.lanes.back();
 }
@@ -200,12 +193,12 @@ void TraceWriter::flow(TraceLane from, uint64_t from_ps, TraceLane to, uint64_t 
   const uint64_t id = next_flow_++;
   Rec& s = begin_record(from_ps, 0, kFlow, "s", from);
   arena_->append(",\"id\":");
-  append_uint(*arena_, id);
+  append_decimal(*arena_, id);
   append_name_cat(*arena_, name, cat);
   end_record(s);
   Rec& f = begin_record(to_ps, 0, kFlow, "f", to);
   arena_->append(",\"bp\":\"e\",\"id\":");
-  append_uint(*arena_, id);
+  append_decimal(*arena_, id);
   append_name_cat(*arena_, name, cat);
   end_record(f);
 }

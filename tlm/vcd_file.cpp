@@ -8,19 +8,11 @@
 #include <sstream>
 #include <stdexcept>
 
+#include "tlm/decimal.h"
+
 namespace dpusim::pcie {
 
 namespace {
-
-void append_uint(std::string& out, uint64_t v) {
-  char buf[24];
-  char* p = buf + sizeof buf;
-  do {
-    *--p = char('0' + v % 10);
-    v /= 10;
-  } while (v);
-  out.append(p, size_t(buf + sizeof buf - p));
-}
 
 // The identifier of the n-th signal: five letters, "aaaaa", "aaaab"... (base 26).
 std::string identifier(uint32_t n) {
@@ -213,7 +205,7 @@ void VcdFile::header() {
   std::ostringstream seconds;
   seconds << sc_core::sc_time_stamp().to_seconds();
   std::string comment = "All initial values are dumped below at time " + seconds.str() + " sec = ";
-  append_uint(comment, start_);
+  append_decimal(comment, start_);
   write_comment(comment + " timescale units.");
   out_.append("$dumpvars\n");
   values_.assign(names_.size(), 0);
@@ -277,7 +269,7 @@ void VcdFile::cycle(bool delta_cycle) {
   if (changed_.empty()) return;
   std::sort(changed_.begin(), changed_.end());
   out_.push_back('#');
-  append_uint(out_, now());
+  append_decimal(out_, now());
   out_.push_back('\n');
   for (uint32_t i : changed_) {
     value(i, values_[i]);
@@ -309,7 +301,7 @@ void VcdFile::close() {
     header();
   } else if (const uint64_t t = now(); t > start_) {
     out_.push_back('#');
-    append_uint(out_, t);
+    append_decimal(out_, t);
     out_.push_back('\n');
   }
   flush();
