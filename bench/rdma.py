@@ -63,7 +63,7 @@ async def batches(sim, rdma, cq, qp, total, batch, make_wr):
     return time.perf_counter() - t0, sim.now - now0
 
 
-def measure_write(wrs, size):
+def measure_write(wrs, size, fidelity):
     async def scenario(sim):
         a, b = await probe(sim)
         a_cq, b_cq = await a.create_cq(CQ_DEPTH), await b.create_cq(CQ_DEPTH)
@@ -82,13 +82,13 @@ def measure_write(wrs, size):
         return res
 
     doc = {"host": {"cpus": 1}, "topology": {"slots": [{"kind": "ionic"}, {"kind": "ionic"}]},
-           "mesh": ["ep0", "ep1"], "outputs": {"vcd": False}}
+           "mesh": ["ep0", "ep1"], "outputs": {"vcd": False}, "fidelity": fidelity}
     res = run(scenario, doc)
     res.check()
     return res.result
 
 
-def measure_fp8(wrs, elements):
+def measure_fp8(wrs, elements, fidelity):
     async def scenario(sim):
         (r,) = await probe(sim)
         await IonicP4(r.nic, claim="write").update([{
@@ -109,7 +109,7 @@ def measure_fp8(wrs, elements):
         assert sim.host.read(c.buf, elements) == bytes([0x44]) * elements, "1 + 2 is not 3"
         return res
 
-    doc = {"host": {"cpus": 1}, "outputs": {"vcd": False},
+    doc = {"host": {"cpus": 1}, "outputs": {"vcd": False}, "fidelity": fidelity,
            "topology": {"slots": [{"kind": "ionic", "p4-program": os.path.join(ROOT, "tests/data/p4/fp8_policy.json"),
                                    "p4-guest-scope": "write"}]}}
     res = run(scenario, doc)
@@ -133,14 +133,22 @@ def main(argv):
             wrs = int(a)
         else:
             sys.exit(f"dpusim bench rdma: expected [WRS] [--size 1..1048576] [--elements 1..1048576], not {a!r}")
-    print(f"dpusim bench rdma: event log off")
-    seconds, sim_ps = measure_write(wrs, size)
-    print(f"RDMA WRITE {size} B, ep0 -> ep1 on the mesh: {wrs} WRs in {seconds:6.3f} s  {wrs / seconds:10.0f} WRs/s  "
-          f"({wrs * size / seconds / 1e6:.1f} MB/s wall; {sim_ps / wrs / 1000:.1f} ns simulated per WR)")
+    print(f"dpusim bench rdma: event log off, each figure in both fidelity modes (docs/fidelity.md)")
     fp8_wrs = max(1, min(wrs // 100, 200))
-    seconds, sim_ps = measure_fp8(fp8_wrs, elements)
-    print(f"fp8_e4m3 add, {elements} elements per WR: {fp8_wrs} WRs in {seconds:6.3f} s  "
-          f"{fp8_wrs * elements / seconds / 1e6:8.1f} M elements/s  ({sim_ps / fp8_wrs / 1000:.1f} ns simulated per WR)")
+    rate, sim = {}, {}
+    for fidelity in ("tlp", "lt"):
+        seconds, sim_ps = measure_write(wrs, size, fidelity)
+        rate["write", fidelity], sim["write", fidelity] = wrs / seconds, sim_ps / wrs / 1000
+        print(f"rdma {fidelity:3} RDMA WRITE {size} B, ep0 -> ep1 on the mesh: {wrs / seconds:.0f} WRs/s  "
+              f"({wrs} WRs in {seconds:.3f} s, {wrs * size / seconds / 1e6:.1f} MB/s wall; "
+              f"{sim_ps / wrs / 1000:.1f} ns simulated per WR)")
+        seconds, sim_ps = measure_fp8(fp8_wrs, elements, fidelity)
+        rate["fp8", fidelity], sim["fp8", fidelity] = fp8_wrs * elements / seconds, sim_ps / fp8_wrs / 1000
+        print(f"rdma {fidelity:3} fp8_e4m3 add, {elements} elements per WR: {fp8_wrs * elements / seconds / 1e6:.1f} M elements/s  "
+              f"({fp8_wrs} WRs in {seconds:.3f} s, {sim_ps / fp8_wrs / 1000:.1f} ns simulated per WR)")
+    for what in ("write", "fp8"):
+        print(f"lt / tlp, {what}: {rate[what, 'lt'] / rate[what, 'tlp']:.2f}x per wall second, "
+              f"simulated time per WR {sim[what, 'lt'] / sim[what, 'tlp']:.4f}x")
 
 
 if __name__ == "__main__":

@@ -99,6 +99,23 @@ class EndpointBase : public sc_core::sc_module {
     if (dma_.runs_now(due)) return dma_.run_now(due, fn);
     dma_.post_local(delay, std::move(fn));
   }
+  // Whether the device's local time is ahead of the kernel's: in lt mode, inside its decoupled
+  // work (never in tlp mode).
+  bool ahead() const { return dma_.local_offset() != sc_core::SC_ZERO_TIME; }
+  // Runs `fn` when the kernel's time reaches the device's local time (at once when the device
+  // is not ahead). Two uses in lt mode:
+  //  - a change the device's work makes to a register the host reads by MMIO (a done bit a
+  //    driver polls): the host sees it at the device's time, not up to a quantum early as it
+  //    may see a direct memory write;
+  //  - a decision on state the host changes by MMIO at the kernel's time (a service pass that
+  //    finds no doorbelled work and would go idle): taken at the device's time, it sees the
+  //    doorbells the host rang before then, as in tlp mode.
+  template <typename Fn>
+  void at_local_time(Fn fn) {
+    const sc_core::sc_time ahead = dma_.local_offset();
+    if (ahead == sc_core::SC_ZERO_TIME) return fn();
+    later_.at(ahead, std::move(fn));
+  }
 
   // Adds a region (regions of one BAR must not overlap; throws std::logic_error if they do).
   void add_region(BarRegion r);

@@ -18,11 +18,12 @@ void IonicNic::service_adminq() {
 void IonicNic::adminq_next() {
   EthQueue& q = queues_[IONIC_QTYPE_ADMINQ][0];
   if (q.head == q.prod) {
+    if (ahead()) return at_local_time([this] { adminq_next(); });  // see tx_next
     q.busy = false;
     trace_adminq_pending_ = 0;
     return interrupt(q);
   }
-  later_.at(ctx_.ps(timing::adminq_cmd_ps), [this] {
+  after(ctx_.ps(timing::adminq_cmd_ps), [this] {
     EthQueue& q = queues_[IONIC_QTYPE_ADMINQ][0];
     const uint64_t at = q.init.ring_base + uint64_t(q.head) * ADMIN_CMD_BYTES;
     dma().read(at, ADMIN_CMD_BYTES, [this, at](pcie::Result&& r) {

@@ -10,9 +10,9 @@ namespace {
 constexpr uint64_t kUnitPs = 1000000;  // a coalescing unit: 1 µs (intr_coal_mult = div = 1)
 }  // namespace
 
-IntrCtrl::IntrCtrl(pcie::SimContext& ctx, std::string path, pcie::TimedQueue& later,
+IntrCtrl::IntrCtrl(pcie::SimContext& ctx, std::string path, pcie::EndpointBase& device,
                    std::function<const char*(unsigned)> deliver)
-    : ctx_(ctx), path_(std::move(path)), later_(later), send_(std::move(deliver)), blocks_(IONIC_MSIX_MAX_VECTORS) {}
+    : ctx_(ctx), path_(std::move(path)), device_(device), send_(std::move(deliver)), blocks_(IONIC_MSIX_MAX_VECTORS) {}
 
 uint32_t IntrCtrl::reg(unsigned n, uint32_t off) const {
   const Block& b = blocks_[n];
@@ -119,9 +119,9 @@ void IntrCtrl::assert_irq(unsigned n) {
   }
   if (b.coal_init == 0) return deliver(n, "assert");
   b.timer = true;
-  b.timer_end_ps = ctx_.now_ps() + uint64_t(b.coal_init) * kUnitPs;
+  b.timer_end_ps = ctx_.local_ps() + uint64_t(b.coal_init) * kUnitPs;
   const uint64_t gen = ++b.timer_gen;
-  later_.at(sc_core::sc_time::from_value(uint64_t(b.coal_init) * kUnitPs), [this, n, gen] { expire(n, gen); });
+  device_.after(sc_core::sc_time::from_value(uint64_t(b.coal_init) * kUnitPs), [this, n, gen] { expire(n, gen); });
 }
 
 void IntrCtrl::expire(unsigned n, uint64_t gen) {

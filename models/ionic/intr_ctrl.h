@@ -23,15 +23,17 @@
 #include <vector>
 
 #include "ionic/ionic_if.h"
+#include "tlm/endpoint_base.h"
 #include "tlm/sim_context.h"
-#include "tlm/timed_queue.h"
 
 namespace dpusim::ionic {
 
 class IntrCtrl {
  public:
-  // `deliver(n)` sends MSI-X vector n and says what happened ("sent", "pending"...).
-  IntrCtrl(pcie::SimContext& ctx, std::string path, pcie::TimedQueue& later,
+  // `deliver(n)` sends MSI-X vector n and says what happened ("sent", "pending"...). The
+  // coalescing timer runs on `device`'s own time (EndpointBase::after): at its local time in
+  // lt mode, where the assertion that starts it is made.
+  IntrCtrl(pcie::SimContext& ctx, std::string path, pcie::EndpointBase& device,
            std::function<const char*(unsigned)> deliver);
 
   // The control blocks' region (IONIC_MSIX_MAX_VECTORS × 32 bytes) and the status bitmap's.
@@ -66,7 +68,7 @@ class IntrCtrl {
 
   pcie::SimContext& ctx_;
   std::string path_;
-  pcie::TimedQueue& later_;
+  pcie::EndpointBase& device_;
   std::function<const char*(unsigned)> send_;
   std::vector<Block> blocks_;
   uint64_t delivered_ = 0;

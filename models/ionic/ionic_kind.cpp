@@ -66,7 +66,6 @@ class IonicConfig : public platform::EndpointConfig {
     if (options_.fp8_impl != "cpp") d += " fp8-impl=" + options_.fp8_impl;
     return d;
   }
-  const char* lt_refusal() const override { return IonicNic::kNoLtMode; }
 
  private:
   NicOptions options_;

@@ -31,7 +31,7 @@ IonicNic::IonicNic(sc_module_name name, pcie::SimContext& ctx, const NicOptions&
       EndpointBase(name, ctx, fn, timing::service_ps),
       options_(options),
       mac_(options.mac),
-      intr_(ctx, this->name(), later_, [this](unsigned v) { return raise_msix(v); }) {
+      intr_(ctx, this->name(), *this, [this](unsigned v) { return raise_msix(v); }) {
   unsupported_by = "the ionic NIC";
   // dev_info: what ionic_dev_setup() checks before anything else.
   put_le32(&dev_info_[DEV_INFO_SIGNATURE], IONIC_DEV_INFO_SIGNATURE);
@@ -69,7 +69,7 @@ IonicNic::IonicNic(sc_module_name name, pcie::SimContext& ctx, const NicOptions&
   }
   if (options.p4) {
     P4Attachment::Hooks hooks;
-    hooks.defer = [this](std::function<void()> fn) { later_.at(ctx_.ps(timing::p4_frame_ps), std::move(fn)); };
+    hooks.defer = [this](std::function<void()> fn) { after(ctx_.ps(timing::p4_frame_ps), std::move(fn)); };
     hooks.to_guest = [this](NicFrame f) { to_guest(std::move(f)); };
     hooks.to_uplink = [this](NicFrame& f) { return to_uplink(f); };
     hooks.dropped = [this](NicFrame& f, const char* reason) {
@@ -88,10 +88,10 @@ IonicNic::IonicNic(sc_module_name name, pcie::SimContext& ctx, const NicOptions&
       ctx_.event(this->name(), "p4_load").str("source", options.program_name).str("summary", summary);
       ctx_.event(this->name(), "log").str("level", "info").str("msg", "rocm-ernic: P4 program loaded: " + summary);
     }
-    surface_ = std::make_unique<P4Surface>(ctx, this->name(), options.scope, *p4_, dma(), later_);
+    surface_ = std::make_unique<P4Surface>(ctx, this->name(), options.scope, *p4_, *this);
   }
   rdma_ = std::make_unique<RdmaEngine>(
-      RdmaEngine::Env{ctx, this->name(), dma(), later_, intr_, ipv4_gid(options.ipv4)});
+      RdmaEngine::Env{ctx, this->name(), dma(), *this, intr_, ipv4_gid(options.ipv4)});
   if (options.fp8_impl != "cpp") {
     std::string error;
     if (!rdma_->set_fp8_impl(options.fp8_impl, &error))  // checked when the document was parsed
@@ -132,15 +132,18 @@ void IonicNic::run_devcmd() {
   std::array<uint8_t, IONIC_CMD_BYTES> cmd;
   std::copy_n(&dev_cmd_[DEV_CMD_CMD], IONIC_CMD_BYTES, cmd.begin());
   std::fill_n(&dev_cmd_[DEV_CMD_COMP], IONIC_COMP_BYTES, 0);
-  later_.at(ctx_.ps(timing::devcmd_ps), [this, cmd] {
+  after(ctx_.ps(timing::devcmd_ps), [this, cmd] {
     execute(cmd.data(), CmdPath::kDevcmd, &dev_cmd_[DEV_CMD_DATA], [this, op = cmd[0]](Comp comp) {
-      std::copy(comp.begin(), comp.end(), &dev_cmd_[DEV_CMD_COMP]);
-      put_le32(&dev_cmd_[DEV_CMD_DOORBELL], 0);
-      put_le32(&dev_cmd_[DEV_CMD_DONE], IONIC_DEV_CMD_DONE);
-      devcmd_busy_ = false;
-      ++counters_.devcmds;
-      ctx_.event(name(), "devcmd").u64("opcode", op).str("cmd", ionic_opcode_name(op))
-          .str("status", ionic_status_name(comp[COMP_STATUS]));
+      // The driver polls done by MMIO: it sees it at the device's time in either mode.
+      at_local_time([this, op, comp] {
+        std::copy(comp.begin(), comp.end(), &dev_cmd_[DEV_CMD_COMP]);
+        put_le32(&dev_cmd_[DEV_CMD_DOORBELL], 0);
+        put_le32(&dev_cmd_[DEV_CMD_DONE], IONIC_DEV_CMD_DONE);
+        devcmd_busy_ = false;
+        ++counters_.devcmds;
+        ctx_.event(name(), "devcmd").u64("opcode", op).str("cmd", ionic_opcode_name(op))
+            .str("status", ionic_status_name(comp[COMP_STATUS]));
+      });
     });
   });
 }

@@ -106,12 +106,6 @@ class IonicNic : private IonicFunction, public pcie::EndpointBase, public net::N
 
   uint64_t frames_in_flight() const;
   void trace_signals(sc_core::sc_trace_file* vcd);
-  // The NIC's DMA stays TLP-accurate: its work after a completion runs on its own timed queue at
-  // the kernel's time, not at a decoupled local time (docs/fidelity.md).
-  static constexpr const char* kNoLtMode =
-      "the ionic NIC's datapath is not written in the loosely timed style yet: its DMA is TLPs only "
-      "(docs/fidelity.md)";
-  const char* lt_refusal() const override { return kNoLtMode; }
   // The end of the run: the P4 stats line.
   void shutdown();
 

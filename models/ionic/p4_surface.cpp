@@ -35,14 +35,14 @@ std::vector<uint8_t> text_bytes(const std::string& s) { return std::vector<uint8
 
 }  // namespace
 
-P4Surface::P4Surface(pcie::SimContext& ctx, std::string path, P4Scope grant, P4Attachment& p4, pcie::Requester& dma,
-                     pcie::TimedQueue& later)
+P4Surface::P4Surface(pcie::SimContext& ctx, std::string path, P4Scope grant, P4Attachment& p4,
+                     pcie::EndpointBase& device)
     : ctx_(ctx),
       path_(std::move(path)),
       grant_(grant),
       p4_(p4),
-      dma_(dma),
-      later_(later),
+      device_(device),
+      dma_(device.dma()),
       log_(
           [this](uint64_t, const std::string& line) {
             ctx_.event(path_, "log").str("level", "warning").str("msg", line);
@@ -50,7 +50,7 @@ P4Surface::P4Surface(pcie::SimContext& ctx, std::string path, P4Scope grant, P4A
           "rocm-ernic: P4 control refusals") {}
 
 void P4Surface::execute(const uint8_t* cmd, Done done) {
-  log_.flush(ctx_.now_ps());
+  log_.flush(ctx_.local_ps());
   switch (cmd[0]) {
     case IONIC_CMD_P4_IDENTIFY: return identify(cmd, std::move(done));
     case IONIC_CMD_P4_QUERY: return query(cmd, std::move(done));
@@ -63,7 +63,7 @@ void P4Surface::refuse(uint8_t opcode, uint8_t status, const std::string& why, D
   ++refusals_;
   ctx_.event(path_, "p4_refused").str("cmd", ionic_opcode_name(opcode)).str("status", ionic_status_name(status))
       .str("reason", why);
-  log_.denied(ctx_.now_ps(), std::string("rocm-ernic: P4 control refused ") + ionic_opcode_name(opcode) + " (" +
+  log_.denied(ctx_.local_ps(), std::string("rocm-ernic: P4 control refused ") + ionic_opcode_name(opcode) + " (" +
                                  ionic_status_name(status) + "): " + why);
   if (c) return respond(*c, status, err, text_bytes(resp_text), std::move(done));
   done(status_comp(status));
@@ -212,7 +212,7 @@ void P4Surface::table_update(const P4RpcCmd& c, const std::string& request, Done
       resp.insert(resp.end(), msg.begin(), msg.end());
       ++refusals_;
       ctx_.event(path_, "p4_refused").str("cmd", "P4_RPC").str("status", "EINVAL").str("reason", "table_update: " + msg);
-      log_.denied(ctx_.now_ps(), "rocm-ernic: P4 control refused P4_RPC (EINVAL): table_update " +
+      log_.denied(ctx_.local_ps(), "rocm-ernic: P4 control refused P4_RPC (EINVAL): table_update " +
                                      std::to_string(applied) + " applied, then " + msg);
       return respond(c, IONIC_RC_EINVAL, uint32_t(ue.code) + 1, resp, std::move(done));
     }
@@ -259,7 +259,7 @@ void P4Surface::program_commit(const P4RpcCmd& c, const std::string& request, Do
                             "; the running program stays";
     return refuse(IONIC_CMD_P4_RPC, IONIC_RC_EINVAL, "program_commit: " + why, std::move(done), 0, &c, why);
   }
-  later_.at(ctx_.ps(timing::p4_load_ps), [this, c, done = std::move(done)]() mutable {
+  device_.after(ctx_.ps(timing::p4_load_ps), [this, c, done = std::move(done)]() mutable {
     std::string text = std::move(upload_);
     upload_.clear();
     upload_total_ = 0;

@@ -33,9 +33,8 @@
 #include "ionic/ionic_if.h"
 #include "ionic/p4_attachment.h"
 #include "ionic/p4ctl_wire.h"
-#include "tlm/requester.h"
+#include "tlm/endpoint_base.h"
 #include "tlm/sim_context.h"
-#include "tlm/timed_queue.h"
 
 namespace dpusim::ionic {
 
@@ -43,9 +42,10 @@ using Comp = std::array<uint8_t, IONIC_COMP_BYTES>;
 
 class P4Surface {
  public:
-  // `on_replaced` runs after the running program was replaced (the RDMA path re-attaches).
-  P4Surface(pcie::SimContext& ctx, std::string path, P4Scope grant, P4Attachment& p4, pcie::Requester& dma,
-            pcie::TimedQueue& later);
+  // `device` is the NIC: its requester moves the buffers, its own time (EndpointBase::after)
+  // times the program load. `on_replaced` runs after the running program was replaced (the
+  // RDMA path re-attaches).
+  P4Surface(pcie::SimContext& ctx, std::string path, P4Scope grant, P4Attachment& p4, pcie::EndpointBase& device);
 
   bool registered() const { return grant_ != P4Scope::kNone; }
   P4Scope grant() const { return grant_; }
@@ -57,7 +57,7 @@ class P4Surface {
 
   uint64_t refusals() const { return refusals_; }
   // Ends the refusal log's window if it is over (the end of the run).
-  void flush_log() { log_.flush(ctx_.now_ps()); }
+  void flush_log() { log_.flush(ctx_.local_ps()); }
 
  private:
   using Done = std::function<void(Comp)>;
@@ -80,8 +80,8 @@ class P4Surface {
   std::string path_;
   P4Scope grant_;
   P4Attachment& p4_;
+  pcie::EndpointBase& device_;
   pcie::Requester& dma_;
-  pcie::TimedQueue& later_;
   p4::rdma::DenyLog log_;
   uint64_t refusals_ = 0;
   // The program being uploaded.

@@ -32,10 +32,12 @@ void RdmaEngine::aq_next(unsigned a) {
   Aq& aq = aqs_[a];
   const uint32_t pending = (aq.prod + aq.depth - aq.cons) % aq.depth;
   if (pending == 0) {
+    // Decided at the device's time (see IonicNic::tx_next).
+    if (env_.device.ahead()) return env_.device.at_local_time([this, a] { aq_next(a); });
     aq.busy = false;
     return;
   }
-  env_.later.at(env_.ctx.ps(timing::adminq_cmd_ps), [this, a, pending] {
+  env_.device.after(env_.ctx.ps(timing::adminq_cmd_ps), [this, a, pending] {
     if (a >= aqs_.size()) return;
     Aq& aq = aqs_[a];
     // The strides of one WQE, read in order (wrapping at the ring's end).

@@ -56,12 +56,14 @@ void RdmaEngine::sq_next(uint32_t qid) {
   if (it == qps_.end()) return;
   Qp& qp = it->second;
   if (qp.sq_cons % qp.sq_depth == qp.sq_target) {
+    // Decided at the device's time (see IonicNic::tx_next).
+    if (env_.device.ahead()) return env_.device.at_local_time([this, qid] { sq_next(qid); });
     qp.busy = false;
     return;
   }
   // The chain of this QP's work stops where the QP it started on is gone.
   const uint64_t gen = qp.gen;
-  env_.later.at(env_.ctx.ps(timing::rdma_wqe_ps), [this, qid, gen] {
+  env_.device.after(env_.ctx.ps(timing::rdma_wqe_ps), [this, qid, gen] {
     Qp* q = live_qp(qid, gen);
     if (!q) return;
     Qp& qp = *q;
@@ -194,7 +196,7 @@ void RdmaEngine::decide_now(WorkPtr w) {
     if (i < w->sge_bytes.size()) staged.push_back({w->src[i].lkey, w->src[i].va, w->sge_bytes[i]});
   }
   StagedMemory memory(mrs_, std::move(staged), remote(qp), w->wqe.rkey, w->wqe.remote_va);
-  const Decision d = path_->post_send(wr, env_.ctx.now_ps(), memory);
+  const Decision d = path_->post_send(wr, env_.ctx.local_ps(), memory);
   {
     auto e = env_.ctx.event(env_.path, events::rdma_p4);
     e.u64("qp", w->qid).str("op", ionic_op_name(w->wqe.op)).str("action", action_name(d.action));

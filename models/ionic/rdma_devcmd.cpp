@@ -45,7 +45,7 @@ bool RdmaEngine::set_fp8_impl(const std::string& impl, std::string* error) {
   return true;
 }
 
-void RdmaEngine::flush_log() { path_->flush_log(env_.ctx.now_ps()); }
+void RdmaEngine::flush_log() { path_->flush_log(env_.ctx.local_ps()); }
 
 RdmaEngine::Eq* RdmaEngine::find_eq(uint32_t qid) {
   for (Eq& e : eqs_)

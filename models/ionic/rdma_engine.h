@@ -49,9 +49,9 @@
 #include "ionic/rdma_decode.h"
 #include "ionic/rdma_mem.h"
 #include "net/mesh.h"
+#include "tlm/endpoint_base.h"
 #include "tlm/requester.h"
 #include "tlm/sim_context.h"
-#include "tlm/timed_queue.h"
 
 namespace dpusim::ionic {
 
@@ -63,7 +63,7 @@ class RdmaEngine : public net::MeshEnd {
     pcie::SimContext& ctx;
     std::string path;          // the NIC's component path ("ep0")
     pcie::Requester& dma;
-    pcie::TimedQueue& later;
+    pcie::EndpointBase& device;  // the NIC: its own time (after) and how far it is ahead (lt)
     IntrCtrl& intr;
     std::array<uint8_t, 16> gid;  // this NIC's GID (its IPv4 address, ::ffff:a.b.c.d)
   };

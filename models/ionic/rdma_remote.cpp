@@ -145,9 +145,10 @@ void RdmaEngine::post_remote(WorkPtr w) {
   if (p->use_msn) p->msn = ++qp.msn;  // claimed once the request is on its way
   pending_[p->req_id] = p;
   trace_pending = uint32_t(pending_.size());
-  mesh->send(node, qp.dest_node, ionic_wire_op_name(h.op), encode_wire(h, payload, payload_len));
+  mesh->send(node, qp.dest_node, ionic_wire_op_name(h.op), encode_wire(h, payload, payload_len),
+             env_.dma.local_offset());
   const uint32_t id = p->req_id;
-  env_.later.at(sc_core::sc_time::from_value(IONIC_PENDING_PS), [this, id] {
+  env_.device.after(sc_core::sc_time::from_value(IONIC_PENDING_PS), [this, id] {
     auto it = pending_.find(id);
     if (it == pending_.end()) return;
     env_.ctx.event(env_.path, "rdma_remote_timeout").u64("qp", it->second->qp).u64("req", id);
@@ -208,7 +209,7 @@ void RdmaEngine::handle_message(unsigned src, const Bytes& msg) {
   in->src = src;
   in->hdr = h;
   in->payload = payload;
-  in->first_try_ps = env_.ctx.now_ps();
+  in->first_try_ps = env_.ctx.local_ps();
   auto q = qps_.find(h.dst_qp);
   if (q == qps_.end()) return handle_request(src, in, false);  // names only an rkey: no QP order to keep
   // Requests for one QP are served in arrival order; a held SEND holds the ones behind it.
@@ -234,7 +235,7 @@ void RdmaEngine::reply(unsigned dst, const uint8_t* req_hdr, uint8_t op, uint8_t
   r.req_id = req.req_id;
   r.status = status;
   r.length = uint32_t(payload.size());
-  mesh->send(node, dst, ionic_wire_op_name(op), encode_wire(r, payload.data(), payload.size()));
+  mesh->send(node, dst, ionic_wire_op_name(op), encode_wire(r, payload.data(), payload.size()), env_.dma.local_offset());
 }
 
 void RdmaEngine::handle_request(unsigned src, std::shared_ptr<Inbound> in, bool last_chance) {
@@ -279,7 +280,7 @@ void RdmaEngine::handle_request(unsigned src, std::shared_ptr<Inbound> in, bool 
                             if (in->started) return;
                             in->started = true;
                             env_.ctx.event(env_.path, "rdma_rnr").u64("qp", in->hdr.dst_qp).str("outcome", "waiting");
-                            env_.later.at(sc_core::sc_time::from_value(IONIC_RNR_RETRY_PS), [this, in] {
+                            env_.device.after(sc_core::sc_time::from_value(IONIC_RNR_RETRY_PS), [this, in] {
                               auto q = qps_.find(in->hdr.dst_qp);
                               if (q == qps_.end() || q->second.inbound.empty() || q->second.inbound.front() != in ||
                                   q->second.inbound_busy)

@@ -46,6 +46,9 @@ void IonicNic::service_rxq() {
 void IonicNic::rx_next(bool delivered) {
   EthQueue& q = queues_[IONIC_QTYPE_RXQ][0];
   if (inbox_.empty() || q.head == q.prod) {
+    // A frame from the wire or a buffer from the host before the device's time continues the
+    // pass (see tx_next).
+    if (ahead()) return at_local_time([this, delivered] { rx_next(delivered); });
     q.busy = false;
     if (delivered) interrupt(q);
     return;
@@ -55,7 +58,7 @@ void IonicNic::rx_next(bool delivered) {
   trace_inbox_ = uint32_t(inbox_.size());
   if (frame.from_wire) ++rx_in_dma_;
   auto f = std::make_shared<NicFrame>(std::move(frame));
-  later_.at(ctx_.ps(timing::rx_frame_ps), [this, f, delivered] {
+  after(ctx_.ps(timing::rx_frame_ps), [this, f, delivered] {
     EthQueue& q = queues_[IONIC_QTYPE_RXQ][0];
     const uint64_t desc_at = q.init.ring_base + uint64_t(q.head) * ETH_DESC_BYTES;
     dma().read(desc_at, ETH_DESC_BYTES, [this, f, delivered](pcie::Result&& r) {

@@ -24,11 +24,14 @@ void IonicNic::service_txq(uint32_t qid) {
 void IonicNic::tx_next(uint32_t qid) {
   EthQueue& q = queues_[IONIC_QTYPE_TXQ][qid];
   if (q.head == q.prod) {
+    // Nothing more to send: decided at the device's time, which in lt mode may be ahead of the
+    // kernel's. A doorbell the host rings before then (at the kernel's time) continues the pass.
+    if (ahead()) return at_local_time([this, qid] { tx_next(qid); });
     q.busy = false;
     trace_tx_pending_ = 0;
     return interrupt(q);
   }
-  later_.at(ctx_.ps(timing::tx_desc_ps), [this, qid] {
+  after(ctx_.ps(timing::tx_desc_ps), [this, qid] {
     tx_gather(qid, [this, qid](std::vector<uint8_t> frame, const char* error) {
       EthQueue& q = queues_[IONIC_QTYPE_TXQ][qid];
       if (error) {
@@ -106,7 +109,7 @@ bool IonicNic::to_uplink(NicFrame& frame) {
   if (!wire) return false;
   if (frame.from_wire) ctx_.checker.frame_received();  // consumed here; the wire counts the new one
   ++counters_.to_wire;
-  wire->send(*this, std::move(frame.bytes));
+  wire->send(*this, std::move(frame.bytes), dma().local_offset());
   return true;
 }
 

@@ -34,7 +34,8 @@ void Mesh::remove_fault(uint64_t id) {
                 faults_.end());
 }
 
-uint64_t Mesh::send(unsigned src, unsigned dst, const std::string& kind, std::vector<uint8_t> bytes) {
+uint64_t Mesh::send(unsigned src, unsigned dst, const std::string& kind, std::vector<uint8_t> bytes,
+                    const sc_time& delay) {
   if (src >= members_.size() || dst >= members_.size() || src == dst) return 0;
   const uint64_t id = ctx_.pool.next_serial();
   for (MeshFault& f : faults_) {
@@ -45,21 +46,21 @@ uint64_t Mesh::send(unsigned src, unsigned dst, const std::string& kind, std::ve
     ctx_.event(name(), "mesh_fault").str("action", action).u64("msg", id).str("kind", kind)
         .str("from", members_[src]->mesh_name()).str("to", members_[dst]->mesh_name()).u64("rule", f.id);
     if (f.action == MeshFaultAction::Drop) return id;
-    if (f.action == MeshFaultAction::Duplicate) deliver(src, dst, kind, bytes, id, 0);
-    deliver(src, dst, kind, std::move(bytes), id, f.action == MeshFaultAction::Delay ? f.delay_ps : 0);
+    if (f.action == MeshFaultAction::Duplicate) deliver(src, dst, kind, bytes, id, delay, 0);
+    deliver(src, dst, kind, std::move(bytes), id, delay, f.action == MeshFaultAction::Delay ? f.delay_ps : 0);
     return id;
   }
-  deliver(src, dst, kind, std::move(bytes), id, 0);
+  deliver(src, dst, kind, std::move(bytes), id, delay, 0);
   return id;
 }
 
 void Mesh::deliver(unsigned src, unsigned dst, const std::string& kind, std::vector<uint8_t> bytes, uint64_t id,
-                   uint64_t extra_ps) {
+                   const sc_time& delay, uint64_t extra_ps) {
   const sc_time now = sc_time_stamp();
   sc_time& busy = busy_until_[src * members_.size() + dst];
   const uint64_t mbps = ctx_.timing.get(timing::mesh_rate_mbps);
   const uint64_t ser = (uint64_t(bytes.size()) * 8 * 1000000 + mbps - 1) / mbps;
-  const sc_time start = std::max(now, busy);
+  const sc_time start = std::max(now + delay, busy);
   const sc_time end = start + sc_time::from_value(ser);
   busy = end;
   const sc_time arrive = end + ctx_.ps(timing::mesh_latency_ps) + sc_time::from_value(extra_ps);

@@ -58,16 +58,18 @@ class Mesh : public sc_core::sc_module {
 
   unsigned nodes() const { return unsigned(members_.size()); }
   const MeshEnd& member(unsigned node) const { return *members_[node]; }
-  // Sends `bytes` from node `src` to node `dst`; returns the message's id (0 when dst is not a
-  // member or is src: nothing is sent).
-  uint64_t send(unsigned src, unsigned dst, const std::string& kind, std::vector<uint8_t> bytes);
+  // Sends `bytes` from node `src` to node `dst`, `delay` from now (a temporally decoupled
+  // sender's offset: its local time is ahead of the kernel's); returns the message's id (0 when
+  // dst is not a member or is src: nothing is sent).
+  uint64_t send(unsigned src, unsigned dst, const std::string& kind, std::vector<uint8_t> bytes,
+                const sc_core::sc_time& delay = sc_core::SC_ZERO_TIME);
   uint64_t add_fault(MeshFault rule);
   void remove_fault(uint64_t id);
   uint64_t in_flight() const { return in_flight_; }
 
  private:
   void deliver(unsigned src, unsigned dst, const std::string& kind, std::vector<uint8_t> bytes, uint64_t id,
-               uint64_t extra_ps);
+               const sc_core::sc_time& delay, uint64_t extra_ps);
   pcie::SimContext& ctx_;
   std::vector<MeshEnd*> members_;
   std::vector<sc_core::sc_time> busy_until_;  // per directed pair: src * nodes + dst

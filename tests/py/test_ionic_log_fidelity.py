@@ -1,8 +1,8 @@
-"""The ionic NIC under the event-log levels and the fidelity choice: `summary` leaves out its
-per-frame and per-work-request events (categories ionic_frame, rdma, mesh) and keeps its device
-commands and log lines; its DMA has no lt mode yet, so the document's "fidelity": "lt" and
-sim.set_fidelity("lt") refuse it by name, before any endpoint is switched. An RTL block, which
-issues its own TLPs, refuses lt the same way."""
+"""The ionic NIC under the event-log levels, and the one slot kind that refuses lt: `summary`
+leaves out the NIC's per-frame and per-work-request events (categories ionic_frame, rdma, mesh)
+and keeps its device commands and log lines. An RTL block, which issues its own TLPs, has no lt
+mode: the document's "fidelity": "lt" and sim.set_fidelity("lt") refuse it by name, before any
+endpoint is switched. (The NIC's own lt mode: test_ionic_lt.py.)"""
 import collections
 import os
 
@@ -15,7 +15,6 @@ from dpusim.scenario_file import load_scenario
 from dpusim.testing import run_ok
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-NO_LT = "the ionic NIC's datapath is not written in the loosely timed style yet: its DMA is TLPs only (docs/fidelity.md)"
 
 
 def scenario_with_log(name, level):
@@ -40,25 +39,6 @@ def test_summary_leaves_out_the_ionic_datapath_events(name, dropped):
         assert kinds[event] == 0 and full.events(event), event
     for event in ("devcmd", "log", "msi", "platform_end"):
         assert kinds[event] == len(full.events(event)) > 0, event
-
-
-def test_lt_is_refused_for_an_ionic_slot_in_the_document():
-    res = run(lambda sim: None, {"topology": {"slots": [{"kind": "test"}, {"kind": "ionic"}]}, "fidelity": "lt"})
-    assert res.doc_error == "$.fidelity: slot 1 (ionic): " + NO_LT
-
-
-def test_set_fidelity_refuses_an_ionic_nic_and_switches_nothing():
-    async def scenario(sim):
-        with pytest.raises(ValueError) as one:
-            await sim.set_fidelity("lt", device="ep1")
-        with pytest.raises(ValueError) as every:
-            await sim.set_fidelity("lt")
-        await sim.set_fidelity("lt", device="ep0")  # the test endpoint has the mode
-        await sim.set_fidelity("tlp")  # every endpoint back: tlp is always available
-        return str(one.value), str(every.value), sim.fidelity("ep0"), sim.fidelity("ep1")
-
-    res = run_ok(scenario, {"topology": {"slots": [{"kind": "test"}, {"kind": "ionic"}]}})
-    assert res.result == ("ep1 has no lt fidelity: " + NO_LT, "ep1 has no lt fidelity: " + NO_LT, "tlp", "tlp")
 
 
 RTL_NO_LT = "an RTL block issues its own TLPs, not through the DMA requester: its DMA is TLPs only (docs/fidelity.md)"
