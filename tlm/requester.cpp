@@ -52,11 +52,13 @@ bool Requester::write_transport(uint64_t addr, const uint8_t* bytes, size_t len,
   gp.set_data_length(unsigned(payload.size()));
   gp.set_response_status(tlm::TLM_INCOMPLETE_RESPONSE);
   gp.set_extension(&x);
-  sc_time delay = local_offset();
+  // It leaves behind the device's direct writes (egress_start), the delay annotated on the way.
+  const sc_time start = sc_time::from_value(egress_start(keeper_.local_ps()) - ctx_.now_ps());
+  sc_time delay = start;
   transport(gp, delay);
   gp.clear_extension(&x);
   if (gp.get_response_status() != tlm::TLM_OK_RESPONSE) return false;
-  *sent = local_offset();
+  *sent = start;
   return true;
 }
 
@@ -96,8 +98,8 @@ uint64_t Requester::new_op(Done done, size_t result_len) {
 void Requester::read(uint64_t addr, size_t len, Done done, uint16_t rid) {
   if (fidelity_ == Fidelity::Lt) {
     if (read_direct(addr, len, done)) return;
-    if (ahead()) {  // a TLP leaves at the device's local time
-      sync_.at(local_offset(),
+    if (const sc_time wait = tlp_wait(); wait != SC_ZERO_TIME) {
+      sync_.at(wait,
                [this, addr, len, rid, done = std::move(done)]() mutable { read(addr, len, std::move(done), rid); });
       return;
     }
@@ -122,8 +124,7 @@ sc_time Requester::write(uint64_t addr, const uint8_t* bytes, size_t len, uint16
   if (fidelity_ == Fidelity::Lt) {
     sc_time sent;
     if (write_direct(addr, bytes, len, &sent) || write_transport(addr, bytes, len, &sent, rid)) return sent;
-    if (ahead()) {  // a TLP leaves at the device's local time
-      const sc_time at = local_offset();
+    if (const sc_time at = tlp_wait(); at != SC_ZERO_TIME) {
       sync_.at(at, [this, addr, rid, copy = std::vector<uint8_t>(bytes, bytes + len)] {
         write(addr, copy.data(), copy.size(), rid);
       });

@@ -183,7 +183,14 @@ class Requester : public sc_core::sc_module {
   void take_direct(uint64_t addr, size_t len, uint8_t* out, uint64_t issued, uint64_t due);
   bool write_direct(uint64_t addr, const uint8_t* bytes, size_t len, sc_core::sc_time* sent);
   bool write_transport(uint64_t addr, const uint8_t* bytes, size_t len, sc_core::sc_time* sent, uint16_t rid);
-  bool ahead() const { return keeper_.local_ps() > ctx_.now_ps(); }
+  // When an access issued at local time `issued` gets onto the device's link in lt mode: after
+  // the direct writes the device issued before it have left (egress_free_ps_).
+  uint64_t egress_start(uint64_t issued) const { return std::max(issued, egress_free_ps_); }
+  // lt: how long from now a TLP the device issues now waits to leave: until its local time, and
+  // until its direct writes have left.
+  sc_core::sc_time tlp_wait() const {
+    return sc_core::sc_time::from_value(egress_start(keeper_.local_ps()) - ctx_.now_ps());
+  }
   unsigned route_index(const DmiRoute& r);
   // The route's time for an access, computed once per shape (offset in its page, length, the
   // split limit) and profile generation.
@@ -228,6 +235,10 @@ class Requester : public sc_core::sc_module {
   static constexpr size_t kMemoFront = 256;
   std::array<MemoSlot, kMemoFront> memo_front_{};
   QuantumKeeper keeper_;
+  // lt: the local time at which the device's link has sent the last TLP of its direct writes.
+  // A posted write occupies the link for its TLPs' serialisation, and whatever the device sends
+  // next (a read request, another write, an MSI) queues behind it, as in tlp mode.
+  uint64_t egress_free_ps_ = 0;
   TimedQueue sync_;  // TLP-path accesses of a device running ahead, issued at its local time
   uint64_t direct_reads_ = 0, direct_writes_ = 0;
   std::vector<std::pair<uint8_t*, size_t>> segments_;  // of the access being served directly

@@ -166,7 +166,7 @@ void Requester::take_direct(uint64_t addr, size_t len, uint8_t* out, uint64_t is
 bool Requester::direct_due(uint64_t addr, size_t len, uint64_t* due_ps) {
   unsigned route = 0;
   if (fidelity_ != Fidelity::Lt || !direct_span(addr, len, &route)) return false;
-  *due_ps = keeper_.local_ps() + read_time(route, addr, len, max_read_request_size());
+  *due_ps = egress_start(keeper_.local_ps()) + read_time(route, addr, len, max_read_request_size());
   return true;
 }
 
@@ -174,7 +174,7 @@ bool Requester::read_now(uint64_t addr, size_t len, uint8_t* out, uint64_t* due_
   unsigned route = 0;
   if (fidelity_ != Fidelity::Lt || !direct_span(addr, len, &route)) return false;
   const uint64_t issued = keeper_.local_ps();
-  *due_ps = issued + read_time(route, addr, len, max_read_request_size());
+  *due_ps = egress_start(issued) + read_time(route, addr, len, max_read_request_size());
   if (!keeper_.runs_now(*due_ps)) return false;
   take_direct(addr, len, out, issued, *due_ps);
   return true;
@@ -184,7 +184,7 @@ bool Requester::read_direct(uint64_t addr, size_t len, Done& done) {
   unsigned route = 0;
   if (!direct_span(addr, len, &route)) return false;
   const uint64_t issued = keeper_.local_ps();
-  const uint64_t due = issued + read_time(route, addr, len, max_read_request_size());
+  const uint64_t due = egress_start(issued) + read_time(route, addr, len, max_read_request_size());
   Result r;
   r.data.resize(len);
   take_direct(addr, len, r.data.data(), issued, due);
@@ -204,13 +204,14 @@ bool Requester::write_direct(uint64_t addr, const uint8_t* bytes, size_t len, sc
     std::memcpy(p, bytes + off, n);
     off += n;
   }
-  const uint64_t issued = keeper_.local_ps();
+  const uint64_t start = egress_start(keeper_.local_ps());
   const DmiRoute::WriteTimes w = write_time(route, addr, len, max_payload_size());
+  egress_free_ps_ = start + w.sent;
   ++direct_writes_;
   if (ctx_.log.wants(kDmaEvent))
     if (Event e = ctx_.event(name(), kDmaEvent))
-      e.str("op", "write").hex("addr", addr).u64("len", len).u64("done_ps", issued + w.landed);
-  *sent = sc_time::from_value(issued - ctx_.now_ps() + w.sent);
+      e.str("op", "write").hex("addr", addr).u64("len", len).u64("done_ps", start + w.landed);
+  *sent = sc_time::from_value(egress_free_ps_ - ctx_.now_ps());
   return true;
 }
 
