@@ -179,6 +179,39 @@ TEST(Dmi, LtWritesAreDirectAndTimedAsTheirTlps) {
   EXPECT_EQ(f.req.direct_writes(), 1u);
 }
 
+TEST(Dmi, LtWhatFollowsADirectWriteLeavesAfterItOnTheDevicesLink) {
+  Fabric f;
+  std::vector<uint8_t> data(600, 0xab);
+  Result r;
+  // A posted write of five TLPs, then at once a read: its request queues behind them.
+  auto write_then_read = [&] {
+    const uint64_t start = sc_time_stamp().value();
+    uint64_t done_at = 0;
+    f.req.write(kBase + 0x801, data.data(), data.size());
+    f.req.read(kBase + 0x40, 64, [&](Result&& res) {
+      done_at = f.ctx.local_ps();
+      r = std::move(res);
+    });
+    sc_start();
+    return done_at - start;
+  };
+  const uint64_t tlp_time = write_then_read();
+  Result alone;
+  const uint64_t read_alone = f.read(kBase + 0x40, 64, &alone);
+  EXPECT_GT(tlp_time, read_alone + 100000);  // 600 bytes on a Gen3 x4 link: over 100 ns
+  f.req.set_fidelity(Fidelity::Lt);
+  EXPECT_EQ(write_then_read(), tlp_time);
+  EXPECT_EQ(r.data[63], uint8_t((0x40 + 63) * 7 + 3));
+  EXPECT_EQ(f.req.direct_writes(), 1u);
+  EXPECT_EQ(f.req.direct_reads(), 1u);
+  // The kernel is behind the device's local time (the read completed on its quantum keeper)
+  // and the write has not left yet at the kernel's time: a read issued now still waits. Once
+  // the time has passed, a read is timed as on an idle link again.
+  EXPECT_GT(f.read(kBase + 0x40, 64, &alone), read_alone);
+  sc_start(sc_time(1, SC_US));
+  EXPECT_EQ(f.read(kBase + 0x40, 64, &alone), read_alone);
+}
+
 TEST(Dmi, RefusedAndInvalidatedRangesTakeTheTlpPath) {
   Fabric f;
   f.req.set_fidelity(Fidelity::Lt);
