@@ -1,6 +1,6 @@
 // `_dpusim.guest`: the C++ guest drivers (models/guest) as the Python drivers hand queues to
-// them and feed them: a virtio-net datapath taking over a device's data queues, frames in and
-// out in batches, traffic runs with a source and a checker.
+// them and feed them: a virtio-net or an ionic datapath taking over a device's data queues,
+// frames in and out in batches, traffic runs with a source and a checker.
 #include <pybind11/stl.h>
 
 #include "guest/virtio_net_guest.h"
@@ -9,17 +9,42 @@
 
 namespace py = pybind11;
 using dpusim::guest::DriverRing;
+using dpusim::guest::GuestDatapath;
 using dpusim::guest::GuestNet;
 using dpusim::platform::Platform;
 
 namespace {
 
-GuestNet& engine(Platform& p, uint64_t id) {
+GuestDatapath& engine(Platform& p, uint64_t id) {
+  try {
+    return p.guest_datapath(id);
+  } catch (const std::invalid_argument& e) {
+    throw py::value_error(e.what());
+  }
+}
+
+GuestNet& net_engine(Platform& p, uint64_t id) {
   try {
     return p.guest_net(id);
   } catch (const std::invalid_argument& e) {
     throw py::value_error(e.what());
   }
+}
+
+// An ionic queue from the Python driver: {"qid", "depth", "ring", "cq_ring", "head", "tail",
+// "cq_tail", "done_color", "bufs": [...]}.
+dpusim::guest::IonicGuestQueue ionic_queue_from(const py::dict& d) {
+  dpusim::guest::IonicGuestQueue q;
+  q.qid = d["qid"].cast<uint32_t>();
+  q.depth = d["depth"].cast<uint16_t>();
+  q.ring = d["ring"].cast<uint64_t>();
+  q.cq_ring = d["cq_ring"].cast<uint64_t>();
+  q.head = d["head"].cast<uint16_t>();
+  q.tail = d["tail"].cast<uint16_t>();
+  q.cq_tail = d["cq_tail"].cast<uint16_t>();
+  q.done_color = d["done_color"].cast<bool>();
+  q.bufs = d["bufs"].cast<std::vector<uint64_t>>();
+  return q;
 }
 
 // A queue from the Python driver: {"index", "size", "desc", "avail", "used", "notify", "msi",
@@ -99,6 +124,25 @@ DPUSIM_PYBIND(guest) {
     }
     return checked([&] { return p.attach_guest_net(std::move(spec)); });
   });
+  m.def("attach_ionic", [](Platform& p, const std::string& name, uint16_t requester, uint64_t doorbell_page,
+                           uint64_t intr_ctrl, uint32_t rx_buf_len, const py::list& qps) {
+    dpusim::guest::IonicGuestSpec spec;
+    spec.name = name;
+    spec.requester_id = requester;
+    spec.doorbell_page = doorbell_page;
+    spec.intr_ctrl = intr_ctrl;
+    spec.rx_buf_len = rx_buf_len;
+    for (auto item : qps) {
+      auto d = item.cast<py::dict>();
+      dpusim::guest::IonicGuestQueuePair qp;
+      qp.tx = ionic_queue_from(d["tx"].cast<py::dict>());
+      qp.rx = ionic_queue_from(d["rx"].cast<py::dict>());
+      qp.msi_data = d["msi"].cast<uint32_t>();
+      qp.intr = d["intr"].cast<unsigned>();
+      spec.qps.push_back(std::move(qp));
+    }
+    return checked([&] { return p.attach_guest_ionic(std::move(spec)); });
+  });
   m.def("send", [](Platform& p, uint64_t id, unsigned qp, const std::vector<py::bytes>& frames) {
     std::vector<std::vector<uint8_t>> f;
     f.reserve(frames.size());
@@ -121,7 +165,7 @@ DPUSIM_PYBIND(guest) {
   m.def("received_waiting", [](Platform& p, uint64_t id) { return engine(p, id).received_waiting(); });
   m.def("fill_rx", [](Platform& p, uint64_t id, unsigned qp, size_t count) {
     checked([&] {
-      engine(p, id).fill_rx(qp, count);
+      net_engine(p, id).fill_rx(qp, count);
       return 0;
     });
   });
@@ -167,7 +211,7 @@ DPUSIM_PYBIND(guest) {
   });
   m.def("states", [](Platform& p, uint64_t id) {
     py::list out;
-    for (const auto& [rx, tx] : engine(p, id).states()) out.append(py::make_tuple(state_dict(rx), state_dict(tx)));
+    for (const auto& [rx, tx] : net_engine(p, id).states()) out.append(py::make_tuple(state_dict(rx), state_dict(tx)));
     return out;
   });
   m.def("detach", [](Platform& p, uint64_t id) { engine(p, id).detach(); });

@@ -20,6 +20,7 @@
 #include <vector>
 
 #include "device/family.h"
+#include "guest/ionic_guest.h"
 #include "guest/virtio_net_guest.h"
 #include "tlm/link.h"
 #include "switch/pcie_switch.h"
@@ -88,7 +89,12 @@ class Platform {
   // A virtio-net driver datapath in C++ taking over a device's data queues (models/guest);
   // returns its id. Throws std::invalid_argument for a bad hand-over.
   uint64_t attach_guest_net(guest::GuestNetSpec spec);
-  guest::GuestNet& guest_net(uint64_t id);  // throws std::invalid_argument if there is none
+  // The ionic NIC's Ethernet driver datapath in C++ taking over a NIC's queue pairs.
+  uint64_t attach_guest_ionic(guest::IonicGuestSpec spec);
+  // A C++ driver by id; throws std::invalid_argument if there is none (or, for guest_net, if it
+  // is not a virtio-net one).
+  guest::GuestDatapath& guest_datapath(uint64_t id);
+  guest::GuestNet& guest_net(uint64_t id);
 
   // Ends the run: the device family's shutdown (which may advance simulated time), the frame
   // ledger checked, the VCD closed (with its fixed date), the log flushed. Nothing may run
@@ -123,7 +129,9 @@ class Platform {
   std::vector<sc_core::sc_object*> owned_;  // modules, deleted with the platform
   std::unique_ptr<pcie::VcdFile> vcd_;  // waves.vcd
   pcie::TimedQueue* guest_timer_ = nullptr;  // the C++ guest drivers' timers
-  std::vector<std::unique_ptr<guest::GuestNet>> guests_;
+  std::vector<std::unique_ptr<guest::GuestDatapath>> guests_;
+  template <typename Driver, typename Spec>
+  uint64_t attach_guest(Spec spec);
   std::unique_ptr<pcie::TraceWriter> trace_;
   uint64_t next_token_ = 1;
   bool finished_ = false;

@@ -19,11 +19,11 @@ them is used, so that Python's cost is per batch, not per frame; from then on se
 poll_rx and open go through it too, until reset() (remove() resets) lets the queues go.
 """
 import struct
-from dataclasses import dataclass
 
 from dpusim.bdf import bdf_str
 from dpusim.drivers.pci_regs import PCI_CAP_ID_VNDR
 from dpusim.drivers.virtio_regs import *  # noqa: F403 - the register names are the vocabulary here
+from dpusim.drivers.guest_datapath import CppDatapath, TrafficResult  # noqa: F401 - TrafficResult: re-exported
 from dpusim.drivers.virtio_ring import Virtqueue
 from dpusim.errors import SimTimeout
 from dpusim.units import ms
@@ -37,43 +37,7 @@ class VirtioNetError(RuntimeError):
     pass
 
 
-@dataclass(frozen=True)
-class TrafficResult:
-    """What a traffic run (VirtioNet.traffic) came to: frames asked for, sent and received;
-    of those received, `good` ones and those the checker refused (malformed, corrupt,
-    duplicate, reordered within a receive queue), `missing` ones never received; the good
-    frames' latency from being posted by the driver to being taken back by it (min, mean, max,
-    ps); the simulated times of the first frame posted and the last one received."""
-
-    running: bool
-    done: bool
-    frames: int
-    sent: int
-    bytes_sent: int
-    received: int
-    good: int
-    malformed: int
-    corrupt: int
-    duplicate: int
-    reordered: int
-    missing: int
-    latency_min_ps: int
-    latency_mean_ps: int
-    latency_max_ps: int
-    first_problem: str
-    start_ps: int
-    end_ps: int
-
-    @property
-    def ok(self):
-        return self.good == self.frames
-
-    @property
-    def elapsed_ps(self):
-        return self.end_ps - self.start_ps
-
-
-class VirtioNet:
+class VirtioNet(CppDatapath):
     def __init__(self, sim, pci, dev):
         self.sim = sim
         self.pci = pci
@@ -429,12 +393,6 @@ class VirtioNet:
         return got
 
     # ---- the datapath in C++ (models/guest/virtio_net_guest.h) ---------------------------
-    @staticmethod
-    def _guest():
-        import _dpusim
-
-        return _dpusim.guest
-
     def _queue_state(self, vq):
         """A data queue as the C++ datapath takes it over: layout, notify address, MSI-X data and
         the driver's shadow state (free descriptors in order, indices, chains the device holds)."""
@@ -445,6 +403,9 @@ class VirtioNet:
                 "notify": vq.notify_addr, "msi": self.vectors[1 + vq.index], "free": list(vq.free),
                 "avail_idx": vq.avail_idx, "last_used": vq.last_used,
                 "posted": [(head, ids, token) for head, (token, ids) in sorted(vq.tokens.items())]}
+
+    def _active_queue_pairs(self):
+        return self.curr_queue_pairs
 
     def _check_active(self, qp):
         if not 0 <= qp < self.curr_queue_pairs:
@@ -462,49 +423,6 @@ class VirtioNet:
                 vq.tokens.clear()
                 vq.free = []
         return self.fast
-
-    async def send_many(self, frames, qp=0):
-        """start_xmit for a batch: every frame (bytes) on queue pair `qp` with one kick per 64
-        (frames wait in the driver while the ring is full). Returns how many were queued."""
-        frames = [bytes(f) for f in frames]
-        self._check_active(qp)
-        self._guest().send(self.sim.platform, self.fast_path(), qp, frames)
-        return len(frames)
-
-    async def recv_many(self, count, timeout_ps=ms(100)):
-        """At least `count` received frames as (qp, bytes), in the order the driver took them;
-        SimTimeout if they do not come within `timeout_ps`."""
-        g, p, fid = self._guest(), self.sim.platform, self.fast_path()
-        if g.received_waiting(p, fid) < count:
-            ready = self.sim.wait_guest(fid, g.NOTE_FRAMES_READY)
-            g.notify_when_received(p, fid, count)
-            try:
-                await self.sim.timeout(ready, timeout_ps)
-            except SimTimeout:
-                raise SimTimeout(f"{self.bdf}: {g.received_waiting(p, fid)} of {count} frames within {timeout_ps} ps")
-        return list(g.take(p, fid, g.received_waiting(p, fid)))
-
-    async def traffic(self, frames, size=64, rate_fps=0, batch=64, qps=None, dst=b"\x02\x00\x00\x00\x00\x01",
-                      timeout_ps=None):
-        """A traffic run in C++: `frames` frames shared over queue pairs `qps` (default: the
-        active ones), each pair its own flow, made by a seeded source (sizes: an int, (min, max)
-        or [(size, weight), ...]; frame bytes without FCS), at `rate_fps` frames per simulated
-        second per pair (0: as fast as the rings go), `batch` frames per kick; every frame that
-        comes back is checked (sequence and content). Returns a TrafficResult once all came
-        back; SimTimeout after `timeout_ps` if they do not."""
-        g, p, fid = self._guest(), self.sim.platform, self.fast_path()
-        qps = list(range(self.curr_queue_pairs)) if qps is None else list(qps)
-        for qp in qps:
-            self._check_active(qp)
-        done = self.sim.wait_guest(fid, g.NOTE_TRAFFIC_DONE)
-        g.start_traffic(p, fid, frames, size, rate_fps, batch, qps, bytes(dst), bytes(self.mac or b"\x02\0\0\0\0\x02"))
-        try:
-            await (done if timeout_ps is None else self.sim.timeout(done, timeout_ps))
-        except SimTimeout:
-            r = g.traffic(p, fid)
-            raise SimTimeout(f"{self.bdf}: {r['received']} of {frames} frames back within {timeout_ps} ps "
-                             f"({r['missing']} missing)")
-        return TrafficResult(**g.traffic(p, fid))
 
     def fast_path_detach(self):
         """The device went away: the C++ datapath lets go of its queues and their interrupts."""
