@@ -15,9 +15,12 @@
 //    buffer posted again in place and one RX doorbell rung; then the work is returned as credits
 //    with UNMASK | RESET_COALESCE (ionic_intr_credits with IONIC_INTR_CRED_REARM);
 //  - frames from Python in batches (send_many, recv_many) or from a traffic source, as every C++
-//    guest driver's (guest_datapath.h).
+//    guest driver's (guest_datapath.h); a traffic run keeps at most a receive ring's worth of
+//    frames in flight, shared by its flows, since the device receives every frame on RX queue
+//    0 (rocm-ernic) and drops what finds its inbox full.
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <memory>
 #include <string>
@@ -86,7 +89,10 @@ class IonicGuest : public GuestDatapath {
   };
 
   void pump(unsigned qp) override;
-  size_t tx_window(unsigned qp) const override { return qps_[qp].tx.q.depth - 1u; }
+  // rocm-ernic receives every frame on RX queue 0: the flows share its ring.
+  size_t tx_window(unsigned qp) const override {
+    return std::max<size_t>(1, std::min<size_t>(qps_[qp].tx.q.depth, qps_[0].rx.q.depth) / qps_.size());
+  }
   // The completion at the ring's cq_tail if its colour is the expected one (then cq_tail moves
   // on); its bytes in comp_.
   bool next_completion(Ring& r);

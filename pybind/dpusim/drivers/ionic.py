@@ -22,6 +22,7 @@ returning credits with UNMASK | RESET_COALESCE (the vectors are mask-on-assert).
 """
 import struct
 
+from dpusim.drivers.guest_datapath import CppDatapath
 from dpusim.drivers.ionic_regs import *  # noqa: F403 - the register names are the vocabulary here
 from dpusim.errors import SimTimeout
 from dpusim.futures import Future
@@ -104,7 +105,7 @@ class Queue:
         return comp
 
 
-class Ionic:
+class Ionic(CppDatapath):
     def __init__(self, sim, pci, dev, cpus=None, ring_length=DEFAULT_RING_LENGTH,
                  coalesce_usecs=IONIC_ITR_COAL_USEC_DEFAULT):
         self.sim, self.pci, self.dev = sim, pci, dev
@@ -128,6 +129,7 @@ class Ionic:
         self.tx_done = 0
         self.rx_errors = 0
         self.kern_pid = 0
+        self.fast = None             # the C++ datapath's id once it has the queues
 
     def log(self, step, **fields):
         self.sim.log_event("host.ionic", "ionic", bdf=self.bdf, step=step, **fields)
@@ -439,7 +441,10 @@ class Ionic:
     # ---- datapath ----------------------------------------------------------------------------
     async def send(self, frame, qid=0):
         """ionic_start_xmit: the frame in a buffer, one descriptor (no SG, no offload), the
-        doorbell. Raises IonicError when the ring is full."""
+        doorbell. Raises IonicError when the ring is full (once the C++ datapath has the queues,
+        the frame waits in it instead)."""
+        if self.fast is not None:
+            return await self.send_many([frame], qid)
         tx = self.txqs[qid]
         if tx.space() < 1:
             raise IonicError(f"{self.bdf}: TX queue {qid} full")
@@ -499,6 +504,8 @@ class Ionic:
     async def recv(self, count=1, timeout_ps=ms(10)):
         """The next `count` frames received on any queue (as (qid, bytes)), taken off the list;
         SimTimeout when they do not come in time."""
+        if self.fast is not None and len(self.rx_frames) < count:
+            self.rx_frames += await self.recv_many(count - len(self.rx_frames), timeout_ps)
         if len(self.rx_frames) < count:
             fut = Future(self.sim, f"{self.bdf}: {count} frames")
             self._rx_waiters.append((count, fut))
@@ -508,6 +515,38 @@ class Ionic:
                 raise SimTimeout(f"{self.bdf}: {len(self.rx_frames)} of {count} frames within {timeout_ps} ps") from None
         got, self.rx_frames = self.rx_frames[:count], self.rx_frames[count:]
         return got
+
+    # ---- the datapath in C++ (models/guest/ionic_guest.h) -------------------------------------
+    def _queue_state(self, q):
+        """A queue as the C++ datapath takes it over: its rings, indices, expected colour, and the
+        buffer at each descriptor (RX: every posted one; TX: the frames still in flight)."""
+        return {"qid": q.hw_index, "depth": q.depth, "ring": q.ring, "cq_ring": q.cq_ring, "head": q.head,
+                "tail": q.tail, "cq_tail": q.cq_tail, "done_color": bool(q.done_color),
+                "bufs": [b or 0 for b in q.info]}
+
+    def _active_queue_pairs(self):
+        return len(self.txqs)
+
+    def _check_active(self, qp):
+        if not 0 <= qp < len(self.txqs):
+            raise ValueError(f"{self.bdf}: queue pair {qp} is not open ({len(self.txqs)} are)")
+
+    def fast_path(self):
+        """Hands every open TX/RX queue pair, with its interrupt, to the C++ datapath (once);
+        returns its id. From then on send and recv go through it too; the queues' MSIs are its
+        own."""
+        if self.fast is None:
+            if not self.txqs:
+                raise IonicError(f"{self.bdf}: no queue is open to hand to the C++ datapath (open() first)")
+            pairs = [{"tx": self._queue_state(tx), "rx": self._queue_state(rx), "msi": self.irqs[rx.intr],
+                      "intr": rx.intr} for tx, rx in zip(self.txqs, self.rxqs)]
+            self.fast = self._guest().attach_ionic(
+                self.sim.platform, f"guest.{self.bdf}", self.dev.rid, self.bar2.base + self.kern_pid * IONIC_DB_PAGE_SIZE,
+                self.regs + IONIC_BAR0_INTR_CTRL_OFFSET, self.rx_buf_len(), pairs)
+            for q in self.txqs + self.rxqs:  # the C++ side owns them now
+                q.info = [None] * q.depth
+            self.log("fast_path", queue_pairs=len(pairs))
+        return self.fast
 
     # ---- remove ------------------------------------------------------------------------------
     async def remove(self):
