@@ -50,6 +50,10 @@ void VnetEngine::service(Vq& vq) {
 }
 
 void VnetEngine::service_done(Vq& vq) {
+  // Nothing more to do: decided at the device's time, which in lt mode may be ahead of the
+  // kernel's. A kick or a frame from the wire before then (at the kernel's time) continues the
+  // pass, as in tlp mode, instead of starting a second pass in the first one's past.
+  if (host_.ahead() && !vq.again) return at_local_time([this, &vq] { service_done(vq); });
   vq.busy = false;
   if (vq.again) service(vq);
 }

@@ -134,11 +134,18 @@ class VnetEngine {
   void set_state(Vq& vq, VqState s);
   bool running(const Vq& vq) const;
   bool is_cvq(unsigned q) const { return cvq_ && q == cvq_index_; }
-  // The host's after(), dropped once the engine is destroyed.
+  // The host's after() and at_local_time(), dropped once the engine is destroyed.
   template <typename Fn>
   void after(const sc_core::sc_time& delay, Fn fn) {
     if (!alive_) return host_.after(delay, std::move(fn));
     host_.after(delay, [alive = alive_, fn = std::move(fn)]() mutable {
+      if (*alive) fn();
+    });
+  }
+  template <typename Fn>
+  void at_local_time(Fn fn) {
+    if (!alive_) return host_.at_local_time(std::move(fn));
+    host_.at_local_time([alive = alive_, fn = std::move(fn)]() mutable {
       if (*alive) fn();
     });
   }
