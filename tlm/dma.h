@@ -8,7 +8,8 @@
 //    (`get_direct_mem_ptr` through its port: each link and switch on the way appends itself to
 //    the request's DmiRoute, the host grants a page of allocated memory), then reads and writes
 //    host memory through it, and annotates each access with the time its TLPs would have taken
-//    on an idle fabric, computed from the route (DmiRoute::read_ps, write_ps). Completions are
+//    on an idle fabric, computed from the route (DmiRoute::read_ps, write_ps), once the
+//    device's own earlier direct writes have left its link (Requester::egress_start). Completions are
 //    delivered by a quantum keeper (tlm/quantum_keeper.h): temporally decoupled by at most the
 //    quantum `lt.quantum_ps`.
 //
