@@ -9,9 +9,9 @@
 //    the request's DmiRoute, the host grants a page of allocated memory), then reads and writes
 //    host memory through it, and annotates each access with the time its TLPs would have taken
 //    on an idle fabric, computed from the route (DmiRoute::read_ps, write_ps), once the
-//    device's own earlier direct writes have left its link (Requester::egress_start). Completions are
-//    delivered by a quantum keeper (tlm/quantum_keeper.h): temporally decoupled by at most the
-//    quantum `lt.quantum_ps`.
+//    device's own earlier direct writes have left its link (Requester::egress_start).
+//    Completions are delivered by a quantum keeper (tlm/quantum_keeper.h): temporally
+//    decoupled by at most the quantum `lt.quantum_ps`.
 //
 // What lt gives up is listed in docs/fidelity.md (link contention between concurrent streams,
 // TLP-level ordering and visibility, fault injection and the per-TLP invariants on DMA). Where
