@@ -4,8 +4,9 @@ Python's cost is per batch and not per frame (send_many, recv_many), and traffic
 seeded source checked on their way back (traffic), with their result (TrafficResult).
 
 A driver mixes CppDatapath in and provides: fast_path() (hands its queues over, once, and
-returns the C++ driver's id), _check_active(qp) (ValueError for a queue pair not in use),
-_active_queue_pairs(), and the attributes sim, bdf and mac."""
+returns the C++ driver's id, kept in the attribute fast), _check_active(qp) (ValueError for a
+queue pair not in use), _active_queue_pairs(), and the attributes sim, bdf and mac. It calls
+fast_path_detach() when the device's queues go (a reset, a removal)."""
 from dataclasses import dataclass
 
 from dpusim.errors import SimTimeout
@@ -55,6 +56,12 @@ class CppDatapath:
         import _dpusim
 
         return _dpusim.guest
+
+    def fast_path_detach(self):
+        """The device went away: the C++ datapath lets go of its queues and their interrupts."""
+        if self.fast is not None:
+            self._guest().detach(self.sim.platform, self.fast)
+            self.fast = None
 
     async def send_many(self, frames, qp=0):
         """start_xmit for a batch: every frame (bytes) on queue pair `qp` with one kick per 64

@@ -550,7 +550,9 @@ class Ionic(CppDatapath):
 
     # ---- remove ------------------------------------------------------------------------------
     async def remove(self):
-        """ionic_remove's device commands: LIF_RESET, PORT_RESET, RESET."""
+        """ionic_remove's device commands: LIF_RESET, PORT_RESET, RESET (the C++ datapath, if it
+        had the queues, lets them and their interrupts go first)."""
+        self.fast_path_detach()
         await self.dev_cmd(cmd_bytes(IONIC_CMD_LIF_RESET, [(CMD_LIF_INDEX, "H", 0)]))
         await self.dev_cmd(cmd_bytes(IONIC_CMD_PORT_RESET))
         await self.dev_cmd(cmd_bytes(IONIC_CMD_RESET))

@@ -424,12 +424,6 @@ class VirtioNet(CppDatapath):
                 vq.free = []
         return self.fast
 
-    def fast_path_detach(self):
-        """The device went away: the C++ datapath lets go of its queues and their interrupts."""
-        if self.fast is not None:
-            self._guest().detach(self.sim.platform, self.fast)
-            self.fast = None
-
     # ---- configuration changes (vp_config_changed -> virtnet_config_changed_work) ----------
     def handle_config_interrupts(self):
         """Runs virtnet_config_changed_work on every message of the config vector (vector 0),
