@@ -551,8 +551,10 @@ class Ionic(CppDatapath):
     # ---- remove ------------------------------------------------------------------------------
     async def remove(self):
         """ionic_remove's device commands: LIF_RESET, PORT_RESET, RESET (the C++ datapath, if it
-        had the queues, lets them and their interrupts go first)."""
+        had the queues, lets them and their interrupts go first; the queues are gone with the
+        LIF)."""
         self.fast_path_detach()
+        self.txqs, self.rxqs = [], []
         await self.dev_cmd(cmd_bytes(IONIC_CMD_LIF_RESET, [(CMD_LIF_INDEX, "H", 0)]))
         await self.dev_cmd(cmd_bytes(IONIC_CMD_PORT_RESET))
         await self.dev_cmd(cmd_bytes(IONIC_CMD_RESET))
