@@ -1,7 +1,7 @@
 """ionic datapath benchmark: frames per wall second from one guest's TX ring, through the P4
 pipeline (minimal_forward.json, one exact-match entry forwarding to the uplink), across the
-wire, into the other NIC's RX ring; and the same with no engine attached, for the pipeline's
-share.
+wire, into the other NIC's RX ring; the same with no engine attached, for the pipeline's
+share; and the driver's own C++ datapath with its traffic source and checker.
 
     ./dpusim bench ionic [FRAMES] [--size BYTES]
 
@@ -12,11 +12,10 @@ doorbell), with both NICs' queue interrupts masked so that no per-frame Python r
 log is off (the least logging the project offers), no VCD, no pcap. Then the driver's own
 datapath in C++ (nic.traffic: the seeded source and checker, rings of 1024, batches of 64, the
 NAPI poll on each interrupt) on one NIC whose uplink is a loopback, every frame checked on its
-way back. Each configuration runs in
-both fidelity modes (docs/fidelity.md): `tlp`, every DMA access a TLP on every link, and `lt`,
-direct memory access with the TLPs' time annotated, on the NICs' quantum keepers. The wall clock
-is read here, around the batches, never by the simulation; each figure comes from its own
-platform."""
+way back. Each configuration runs in both fidelity modes (docs/fidelity.md): `tlp`, every DMA
+access a TLP on every link, and `lt`, direct memory access with the TLPs' time annotated, on
+the NICs' quantum keepers. The wall clock is read here, around the batches, never by the
+simulation; each figure comes from its own platform."""
 import os
 import struct
 import sys

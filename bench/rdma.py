@@ -15,9 +15,10 @@ rdma_policy: opcode 4 -> reduce(op 0, fmt 3); each work request is an RDMA WRITE
 of N fp8_e4m3 elements each (--elements, 256 Ki by default) are added into a third region by
 the fp8 unit; batches of 16. Figures are elements per wall second.
 
-The event log is off (the least logging the project offers), no VCD. The wall clock is read
-here, around the batches, never by the simulation; each figure comes from its own platform
-process."""
+Each figure in both fidelity modes (docs/fidelity.md): `tlp`, every DMA access a TLP on every
+link, and `lt`, direct memory access with the TLPs' time annotated. The event log is off (the
+least logging the project offers), no VCD. The wall clock is read here, around the batches,
+never by the simulation; each figure comes from its own platform process."""
 import os
 import sys
 import time
