@@ -184,8 +184,12 @@ class Requester : public sc_core::sc_module {
   bool write_direct(uint64_t addr, const uint8_t* bytes, size_t len, sc_core::sc_time* sent);
   bool write_transport(uint64_t addr, const uint8_t* bytes, size_t len, sc_core::sc_time* sent, uint16_t rid);
   // When an access issued at local time `issued` gets onto the device's link in lt mode: after
-  // the direct writes the device issued before it have left (egress_free_ps_).
-  uint64_t egress_start(uint64_t issued) const { return std::max(issued, egress_free_ps_); }
+  // the device's direct writes issued before it have left (egress_free_ps_). Decoupled chains
+  // of one device run in the order they were posted, not always in time order: an access issued
+  // earlier in simulated time than the last write was does not wait for that write.
+  uint64_t egress_start(uint64_t issued) const {
+    return issued >= egress_write_issued_ps_ ? std::max(issued, egress_free_ps_) : issued;
+  }
   // lt: how long from now a TLP the device issues now waits to leave: until its local time, and
   // until its direct writes have left.
   sc_core::sc_time tlp_wait() const {
@@ -239,6 +243,7 @@ class Requester : public sc_core::sc_module {
   // A posted write occupies the link for its TLPs' serialisation, and whatever the device sends
   // next (a read request, another write, an MSI) queues behind it, as in tlp mode.
   uint64_t egress_free_ps_ = 0;
+  uint64_t egress_write_issued_ps_ = 0;  // when the latest of those writes was issued
   TimedQueue sync_;  // TLP-path accesses of a device running ahead, issued at its local time
   uint64_t direct_reads_ = 0, direct_writes_ = 0;
   std::vector<std::pair<uint8_t*, size_t>> segments_;  // of the access being served directly

@@ -204,14 +204,18 @@ bool Requester::write_direct(uint64_t addr, const uint8_t* bytes, size_t len, sc
     std::memcpy(p, bytes + off, n);
     off += n;
   }
-  const uint64_t start = egress_start(keeper_.local_ps());
+  const uint64_t issued = keeper_.local_ps();
+  const uint64_t start = egress_start(issued);
   const DmiRoute::WriteTimes w = write_time(route, addr, len, max_payload_size());
-  egress_free_ps_ = start + w.sent;
+  if (issued >= egress_write_issued_ps_) {
+    egress_write_issued_ps_ = issued;
+    egress_free_ps_ = std::max(egress_free_ps_, start + w.sent);
+  }
   ++direct_writes_;
   if (ctx_.log.wants(kDmaEvent))
     if (Event e = ctx_.event(name(), kDmaEvent))
       e.str("op", "write").hex("addr", addr).u64("len", len).u64("done_ps", start + w.landed);
-  *sent = sc_time::from_value(egress_free_ps_ - ctx_.now_ps());
+  *sent = sc_time::from_value(start + w.sent - ctx_.now_ps());
   return true;
 }
 

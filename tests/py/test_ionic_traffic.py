@@ -50,7 +50,7 @@ def test_batches_go_out_and_come_back_byte_for_byte_after_python_frames():
     assert collections.Counter(e["data"] for e in res.events("msi", requester="02:00.0")) == {"0x31": 10, "0x32": 53}
 
 
-@pytest.mark.parametrize("fidelity, elapsed_ps", [("tlp", 14773618998), ("lt", 14771103330)])
+@pytest.mark.parametrize("fidelity, elapsed_ps", [("tlp", 14773618998), ("lt", 14772884318)])
 def test_a_traffic_run_checks_every_frame_and_repeats_exactly(fidelity, elapsed_ps):
     async def scenario(sim):
         _, (nic,) = await bring_up(sim)
