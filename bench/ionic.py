@@ -137,7 +137,6 @@ def main(argv):
               f"simulated time per frame {sims['lt', p4] / sims['tlp', p4]:.4f}x")
     for fidelity in ("tlp", "lt"):
         seconds, sim_ps = measure_traffic(frames, size, fidelity)
-        rates[fidelity, "traffic"] = frames / seconds
         print(f"ionic {fidelity:3} log=none traffic (C++ driver, loopback) size={size}: {frames / seconds:.0f} frames/s  "
               f"({frames} frames checked in {seconds:.3f} s, {sim_ps / frames / 1000:.1f} ns simulated per frame)")
     met = rates["lt", True] >= 200_000

@@ -15,21 +15,19 @@ using dpusim::platform::Platform;
 
 namespace {
 
-GuestDatapath& engine(Platform& p, uint64_t id) {
+template <typename Fn>
+auto checked(Fn fn) {
   try {
-    return p.guest_datapath(id);
+    return fn();
   } catch (const std::invalid_argument& e) {
+    throw py::value_error(e.what());
+  } catch (const std::logic_error& e) {
     throw py::value_error(e.what());
   }
 }
 
-GuestNet& net_engine(Platform& p, uint64_t id) {
-  try {
-    return p.guest_net(id);
-  } catch (const std::invalid_argument& e) {
-    throw py::value_error(e.what());
-  }
-}
+GuestDatapath& engine(Platform& p, uint64_t id) { return *checked([&] { return &p.guest_datapath(id); }); }
+GuestNet& net_engine(Platform& p, uint64_t id) { return *checked([&] { return &p.guest_net(id); }); }
 
 // An ionic queue from the Python driver: {"qid", "depth", "ring", "cq_ring", "head", "tail",
 // "cq_tail", "done_color", "bufs": [...]}.
@@ -94,16 +92,6 @@ dpusim::net::SizeDistribution sizes_from(const py::object& v) {
   return d;
 }
 
-template <typename Fn>
-auto checked(Fn fn) {
-  try {
-    return fn();
-  } catch (const std::invalid_argument& e) {
-    throw py::value_error(e.what());
-  } catch (const std::logic_error& e) {
-    throw py::value_error(e.what());
-  }
-}
 
 }  // namespace
 

@@ -53,7 +53,7 @@ bool Requester::write_transport(uint64_t addr, const uint8_t* bytes, size_t len,
   gp.set_response_status(tlm::TLM_INCOMPLETE_RESPONSE);
   gp.set_extension(&x);
   // It leaves behind the device's direct writes (egress_start), the delay annotated on the way.
-  const sc_time start = sc_time::from_value(egress_start(keeper_.local_ps()) - ctx_.now_ps());
+  const sc_time start = tlp_wait();
   sc_time delay = start;
   transport(gp, delay);
   gp.clear_extension(&x);

@@ -48,6 +48,8 @@ struct TrafficResult {
 
 class GuestDatapath {
  public:
+  static constexpr size_t kTxSlotBytes = 2048;  // one transmit buffer in the drivers' pools
+
   // `name`: the component path ("guest.02:00.0"), which names its random streams;
   // `requester_id`: the device's routing ID (its MSIs come from it); `max_frame`: the longest
   // frame its transmit buffers take.

@@ -64,8 +64,6 @@ struct IonicGuestSpec {
 
 class IonicGuest : public GuestDatapath {
  public:
-  static constexpr size_t kTxSlotBytes = 2048;
-
   // Throws std::invalid_argument for a spec the rings cannot be (a depth not a power of two, an
   // index outside its ring, a buffer list of the wrong length, receive buffers that cannot hold
   // an Ethernet header or are longer than a transmit slot).

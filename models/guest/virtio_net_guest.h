@@ -15,9 +15,7 @@
 #pragma once
 
 #include <cstdint>
-#include <deque>
 #include <memory>
-#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -48,8 +46,6 @@ struct GuestNetSpec {
 
 class GuestNet : public GuestDatapath {
  public:
-  static constexpr size_t kTxSlotBytes = 2048;  // one transmit buffer: header and frame
-
   GuestNet(pcie::SimContext& ctx, host::RootComplex& host, pcie::TimedQueue& timer, uint64_t id, GuestNetSpec spec);
 
   bool on_msi(const host::MsiEvent& ev) override;

@@ -91,7 +91,7 @@ IonicNic::IonicNic(sc_module_name name, pcie::SimContext& ctx, const NicOptions&
     surface_ = std::make_unique<P4Surface>(ctx, this->name(), options.scope, *p4_, *this);
   }
   rdma_ = std::make_unique<RdmaEngine>(
-      RdmaEngine::Env{ctx, this->name(), dma(), *this, intr_, ipv4_gid(options.ipv4)});
+      RdmaEngine::Env{ctx, this->name(), *this, intr_, ipv4_gid(options.ipv4)});
   if (options.fp8_impl != "cpp") {
     std::string error;
     if (!rdma_->set_fp8_impl(options.fp8_impl, &error))  // checked when the document was parsed

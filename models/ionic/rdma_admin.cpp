@@ -43,7 +43,7 @@ void RdmaEngine::aq_next(unsigned a) {
     // The strides of one WQE, read in order (wrapping at the ring's end).
     const uint32_t slot = aq.cons;
     std::vector<BusRun> first{{aq.ring + uint64_t(slot) * ADMIN_WQE_STRIDE, ADMIN_WQE_STRIDE}};
-    dma_gather(env_.dma, first, [this, a, slot, pending](Bytes head, bool ok) {
+    dma_gather(env_.device.dma(), first, [this, a, slot, pending](Bytes head, bool ok) {
       if (a >= aqs_.size()) return;
       Aq& aq = aqs_[a];
       if (!ok) {
@@ -57,7 +57,7 @@ void RdmaEngine::aq_next(unsigned a) {
       std::vector<BusRun> rest;
       for (unsigned i = 1; i < strides; ++i)
         rest.push_back({aq.ring + uint64_t((slot + i) % aq.depth) * ADMIN_WQE_STRIDE, ADMIN_WQE_STRIDE});
-      dma_gather(env_.dma, rest, [this, a, slot, op, len, strides, head](Bytes more, bool ok) mutable {
+      dma_gather(env_.device.dma(), rest, [this, a, slot, op, len, strides, head](Bytes more, bool ok) mutable {
         if (a >= aqs_.size()) return;
         if (!ok) {
           aqs_[a].busy = false;
@@ -92,7 +92,7 @@ void RdmaEngine::post_admin_cqe(Aq& aq, uint16_t slot, uint8_t op, uint8_t statu
   put_be32(cqe + CQE_QID_TYPE_FLAGS, aq.id << IONIC_V1_CQE_QID_SHIFT |
                                          IONIC_V1_CQE_TYPE_ADMIN << IONIC_V1_CQE_TYPE_SHIFT |
                                          (status ? IONIC_V1_CQE_ERROR : 0) | (aq.cq_color ? IONIC_V1_CQE_COLOR : 0));
-  env_.dma.write(aq.cq_ring + uint64_t(aq.cq_prod % aq.cq_depth) * IONIC_V1_CQE_BYTES, cqe, sizeof cqe);
+  env_.device.dma().write(aq.cq_ring + uint64_t(aq.cq_prod % aq.cq_depth) * IONIC_V1_CQE_BYTES, cqe, sizeof cqe);
   if (++aq.cq_prod % aq.cq_depth == 0) aq.cq_color = !aq.cq_color;
 }
 
@@ -143,7 +143,7 @@ void RdmaEngine::load_buf(const BufDesc& d, uint64_t va, std::function<void(bool
   }
   if (d.map_count > IONIC_RDMA_MAX_MAP_COUNT)
     return done(false, buf, "page table of " + std::to_string(d.map_count) + " entries, more than 65536");
-  dma_gather(env_.dma, {{d.dma_addr, uint64_t(d.map_count) * 8}},
+  dma_gather(env_.device.dma(), {{d.dma_addr, uint64_t(d.map_count) * 8}},
              [buf, va, done = std::move(done), d](Bytes table, bool ok) mutable {
                if (!ok) return done(false, buf, "page table read at " + hex(d.dma_addr) + " failed");
                for (uint32_t i = 0; i < d.map_count; ++i) buf.pages.push_back(get_le64(&table[8 * i]));
@@ -154,7 +154,7 @@ void RdmaEngine::load_buf(const BufDesc& d, uint64_t va, std::function<void(bool
 
 void RdmaEngine::read_template(uint64_t dma, uint32_t len, std::function<void(bool, RoceDest)> done) {
   if (len < 14 || len > 128 || dma == 0) return done(false, RoceDest{});
-  dma_gather(env_.dma, {{dma, len}}, [this, done = std::move(done)](Bytes hdr, bool ok) {
+  dma_gather(env_.device.dma(), {{dma, len}}, [this, done = std::move(done)](Bytes hdr, bool ok) {
     RoceDest dest;
     std::string why;
     if (!ok) return done(false, dest);
@@ -337,8 +337,8 @@ void RdmaEngine::admin_query_qp(const Bytes& body, uint16_t len, AdminDone done)
   rq[3] = 1;
   put_be32(rq + 4, qp.sq_psn & 0xffffff);
   put_be16(rq + 8, flags);
-  if (c.sq_dma) env_.dma.write(c.sq_dma, sq, sizeof sq);
-  if (c.rq_dma) env_.dma.write(c.rq_dma, rq, sizeof rq);
+  if (c.sq_dma) env_.device.dma().write(c.sq_dma, sq, sizeof sq);
+  if (c.rq_dma) env_.device.dma().write(c.rq_dma, rq, sizeof rq);
   done(0, 0);
 }
 

@@ -30,8 +30,8 @@ void RdmaEngine::post_cqe(uint32_t cq_id, const uint8_t* body24, uint32_t status
     env_.ctx.event(env_.path, "rdma_cqe_lost").u64("cq", cq_id).u64("qid", qid).str("reason", "outside the CQ's pages");
     return;
   }
-  dma_scatter(env_.dma, body, cqe);
-  dma_scatter(env_.dma, word, cqe + IONIC_V1_CQE_BYTES - 4);
+  dma_scatter(env_.device.dma(), body, cqe);
+  dma_scatter(env_.device.dma(), word, cqe + IONIC_V1_CQE_BYTES - 4);
   ++counters_.cqes;
   if (++cq.prod % cq.depth == 0) cq.color = !cq.color;
   fire(cq_id, cq);

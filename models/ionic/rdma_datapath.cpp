@@ -80,7 +80,7 @@ void RdmaEngine::sq_next(uint32_t qid) {
       return next();
     }
     const uint64_t wqe_bus = runs[0].addr;
-    dma_gather(env_.dma, std::move(runs), [this, qid, gen, stride, wqe_bus, next](Bytes bytes, bool ok) {
+    dma_gather(env_.device.dma(), std::move(runs), [this, qid, gen, stride, wqe_bus, next](Bytes bytes, bool ok) {
       if (!live_qp(qid, gen)) return;
       if (!ok) {
         env_.ctx.event(env_.path, "rdma_wqe_lost").u64("qp", qid).str("reason", "WQE read failed");
@@ -148,7 +148,7 @@ void RdmaEngine::after_checks(WorkPtr w) {
     if (!mrs_.resolve(s.lkey, s.va, s.len, true, &runs)) return finish(w, IONIC_STS_LOCAL_PROT_ERR);
     ends.push_back(size_t(runs_total(runs)));
   }
-  dma_gather(env_.dma, std::move(runs), [this, w, ends](Bytes bytes, bool ok) {
+  dma_gather(env_.device.dma(), std::move(runs), [this, w, ends](Bytes bytes, bool ok) {
     if (!ok) return finish(w, IONIC_STS_LOCAL_ACC_ERR);
     size_t from = 0;
     for (size_t end : ends) {
@@ -215,7 +215,7 @@ void RdmaEngine::decide_now(WorkPtr w) {
       for (const StagedMemory::Write& wr : memory.writes()) {
         std::vector<BusRun> runs;
         if (!mrs_.resolve(wr.key, wr.va, wr.bytes.size(), true, &runs)) return finish(w, IONIC_STS_LOCAL_PROT_ERR);
-        dma_scatter(env_.dma, runs, wr.bytes.data());
+        dma_scatter(env_.device.dma(), runs, wr.bytes.data());
         counters_.bytes_moved += wr.bytes.size();
       }
       return finish(w, IONIC_STS_OK);
@@ -253,7 +253,7 @@ void RdmaEngine::dispatch_local(WorkPtr w) {
       if (q.op != IONIC_V1_OP_RDMA_READ) {
         // A gather list shorter than the length: the local side failed.
         if (w->payload->size() < q.length) return finish(w, IONIC_STS_LOCAL_PROT_ERR);
-        dma_scatter(env_.dma, remote_runs, w->payload->data());
+        dma_scatter(env_.device.dma(), remote_runs, w->payload->data());
         if (q.op == IONIC_V1_OP_RDMA_WRITE) return finish(w, IONIC_STS_OK);
         // WRITE_IMM consumes a receive and scatters nothing into it.
         const uint32_t dst = qp.dest_valid ? qp.dest_qp : w->qid;
@@ -269,9 +269,9 @@ void RdmaEngine::dispatch_local(WorkPtr w) {
         left -= n;
       }
       if (left) return finish(w, IONIC_STS_LOCAL_PROT_ERR);
-      return dma_gather(env_.dma, std::move(remote_runs), [this, w, local](Bytes bytes, bool ok) {
+      return dma_gather(env_.device.dma(), std::move(remote_runs), [this, w, local](Bytes bytes, bool ok) {
         if (!ok) return finish(w, IONIC_STS_REMOTE_ACC_ERR);
-        dma_scatter(env_.dma, local, bytes.data());
+        dma_scatter(env_.device.dma(), local, bytes.data());
         counters_.bytes_moved += bytes.size();
         finish(w, IONIC_STS_OK);
       });
@@ -281,7 +281,7 @@ void RdmaEngine::dispatch_local(WorkPtr w) {
       std::vector<BusRun> remote_runs, local;
       if (!mrs_.resolve(q.rkey, q.remote_va, 8, true, &remote_runs)) return finish(w, IONIC_STS_REMOTE_ACC_ERR);
       if (!mrs_.resolve(q.atomic_sge.lkey, q.atomic_sge.va, 8, true, &local)) return finish(w, IONIC_STS_LOCAL_PROT_ERR);
-      return dma_gather(env_.dma, remote_runs, [this, w, remote_runs, local](Bytes old, bool ok) {
+      return dma_gather(env_.device.dma(), remote_runs, [this, w, remote_runs, local](Bytes old, bool ok) {
         if (!ok) return finish(w, IONIC_STS_REMOTE_ACC_ERR);
         // Eight bytes in host order (the driver undoes the wire's byte order).
         const uint64_t v = get_le64(old.data());
@@ -289,8 +289,8 @@ void RdmaEngine::dispatch_local(WorkPtr w) {
         const uint64_t nv = q.op == IONIC_V1_OP_ATOMIC_CS ? (v == q.compare ? q.swap_add : v) : v + q.swap_add;
         uint8_t out[8];
         put_le64(out, nv);
-        dma_scatter(env_.dma, remote_runs, out);
-        dma_scatter(env_.dma, local, old.data());
+        dma_scatter(env_.device.dma(), remote_runs, out);
+        dma_scatter(env_.device.dma(), local, old.data());
         finish(w, IONIC_STS_OK);
       });
     }
@@ -308,7 +308,7 @@ void RdmaEngine::deliver_recv(uint32_t dst_qp, uint32_t src_qp, std::shared_ptr<
   std::vector<BusRun> runs;
   if (!buf_runs(dq.rq, uint64_t(dq.rq_cons % dq.rq_depth) << dq.rq_stride_log2, stride, &runs)) return done(false);
   ++dq.rq_cons;
-  dma_gather(env_.dma, std::move(runs), [this, dst_qp, src_qp, payload, byte_len, recv_op, imm, stride,
+  dma_gather(env_.device.dma(), std::move(runs), [this, dst_qp, src_qp, payload, byte_len, recv_op, imm, stride,
                                          done](Bytes raw, bool ok) {
     auto it = qps_.find(dst_qp);
     if (!ok || it == qps_.end()) return done(false);
@@ -327,7 +327,7 @@ void RdmaEngine::deliver_recv(uint32_t dst_qp, uint32_t src_qp, std::shared_ptr<
           fault = IONIC_STS_LOCAL_PROT_ERR;
           break;
         }
-        dma_scatter(env_.dma, out, payload->data() + copied);
+        dma_scatter(env_.device.dma(), out, payload->data() + copied);
         copied += n;
       }
       counters_.bytes_moved += copied;

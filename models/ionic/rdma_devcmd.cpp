@@ -114,7 +114,7 @@ void RdmaEngine::post_eqe(uint32_t eq_id, uint32_t cq_id) {
   uint8_t bytes[4];
   put_be32(bytes, evt);
   // The EQE goes down before the interrupt: posted writes stay in order on the link.
-  env_.dma.write(eq->dma + (uint64_t(eq->prod % depth) << (eq->stride_log2 & 31)), bytes, 4);
+  env_.device.dma().write(eq->dma + (uint64_t(eq->prod % depth) << (eq->stride_log2 & 31)), bytes, 4);
   ++counters_.eqes;
   if (++eq->prod % depth == 0) eq->color = !eq->color;
   env_.intr.assert_irq(eq->intr);

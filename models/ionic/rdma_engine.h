@@ -62,8 +62,7 @@ class RdmaEngine : public net::MeshEnd {
   struct Env {
     pcie::SimContext& ctx;
     std::string path;          // the NIC's component path ("ep0")
-    pcie::Requester& dma;
-    pcie::EndpointBase& device;  // the NIC: its own time (after) and how far it is ahead (lt)
+    pcie::EndpointBase& device;  // the NIC: its DMA requester, its own time (after, at_local_time)
     IntrCtrl& intr;
     std::array<uint8_t, 16> gid;  // this NIC's GID (its IPv4 address, ::ffff:a.b.c.d)
   };

@@ -146,7 +146,7 @@ void RdmaEngine::post_remote(WorkPtr w) {
   pending_[p->req_id] = p;
   trace_pending = uint32_t(pending_.size());
   mesh->send(node, qp.dest_node, ionic_wire_op_name(h.op), encode_wire(h, payload, payload_len),
-             env_.dma.local_offset());
+             env_.device.dma().local_offset());
   const uint32_t id = p->req_id;
   env_.device.after(sc_core::sc_time::from_value(IONIC_PENDING_PS), [this, id] {
     auto it = pending_.find(id);
@@ -193,7 +193,7 @@ void RdmaEngine::handle_message(unsigned src, const Bytes& msg) {
         runs.push_back({r.addr, std::min(r.len, left)});
         left -= runs.back().len;
       }
-      dma_scatter(env_.dma, runs, payload->data());
+      dma_scatter(env_.device.dma(), runs, payload->data());
       counters_.bytes_moved += want;
       if (want < p->length) status = IONIC_STS_LOCAL_PROT_ERR;
     }
@@ -235,7 +235,7 @@ void RdmaEngine::reply(unsigned dst, const uint8_t* req_hdr, uint8_t op, uint8_t
   r.req_id = req.req_id;
   r.status = status;
   r.length = uint32_t(payload.size());
-  mesh->send(node, dst, ionic_wire_op_name(op), encode_wire(r, payload.data(), payload.size()), env_.dma.local_offset());
+  mesh->send(node, dst, ionic_wire_op_name(op), encode_wire(r, payload.data(), payload.size()), env_.device.dma().local_offset());
 }
 
 void RdmaEngine::handle_request(unsigned src, std::shared_ptr<Inbound> in, bool last_chance) {
@@ -296,7 +296,7 @@ void RdmaEngine::handle_request(unsigned src, std::shared_ptr<Inbound> in, bool 
       const uint32_t n = uint32_t(std::min<size_t>(h.length, in->payload->size()));
       if (n < h.length || !mrs_.resolve(h.rkey, h.remote_va, n, false, &runs))
         return answer(IONIC_WIRE_ACK, IONIC_STS_REMOTE_ACC_ERR, {});
-      dma_scatter(env_.dma, runs, in->payload->data());
+      dma_scatter(env_.device.dma(), runs, in->payload->data());
       counters_.bytes_moved += n;
       if (h.op == IONIC_WIRE_WRITE_IMM && qps_.count(h.dst_qp))
         return deliver_recv(h.dst_qp, h.src_qp, nullptr, n, IONIC_V1_CQE_RECV_OP_RDMA_IMM, h.imm,
@@ -307,7 +307,7 @@ void RdmaEngine::handle_request(unsigned src, std::shared_ptr<Inbound> in, bool 
       std::vector<BusRun> runs;
       if (h.length > IONIC_WIRE_MAX_PAYLOAD || !mrs_.resolve(h.rkey, h.remote_va, h.length, false, &runs))
         return answer(IONIC_WIRE_READ_RESP, IONIC_STS_REMOTE_ACC_ERR, {});
-      return dma_gather(env_.dma, std::move(runs), [this, answer](Bytes data, bool ok) {
+      return dma_gather(env_.device.dma(), std::move(runs), [this, answer](Bytes data, bool ok) {
         if (!ok) return answer(IONIC_WIRE_READ_RESP, IONIC_STS_REMOTE_ACC_ERR, {});
         counters_.bytes_moved += data.size();
         answer(IONIC_WIRE_READ_RESP, IONIC_STS_OK, data);
@@ -317,14 +317,14 @@ void RdmaEngine::handle_request(unsigned src, std::shared_ptr<Inbound> in, bool 
       std::vector<BusRun> runs;
       if (!mrs_.resolve(h.rkey, h.remote_va, 8, false, &runs))
         return answer(IONIC_WIRE_ATOMIC_RESP, IONIC_STS_REMOTE_ACC_ERR, {});
-      return dma_gather(env_.dma, runs, [this, runs, in, answer](Bytes old, bool ok) {
+      return dma_gather(env_.device.dma(), runs, [this, runs, in, answer](Bytes old, bool ok) {
         if (!ok) return answer(IONIC_WIRE_ATOMIC_RESP, IONIC_STS_REMOTE_ACC_ERR, {});
         const WireHdr& h = in->hdr;
         const uint64_t v = get_le64(old.data());
         const uint64_t nv = h.atomic_cs ? (v == h.compare ? h.swap_add : v) : v + h.swap_add;
         uint8_t out[8];
         put_le64(out, nv);
-        dma_scatter(env_.dma, runs, out);
+        dma_scatter(env_.device.dma(), runs, out);
         answer(IONIC_WIRE_ATOMIC_RESP, IONIC_STS_OK, old);
       });
     }

@@ -138,16 +138,18 @@ class VnetEngine {
   template <typename Fn>
   void after(const sc_core::sc_time& delay, Fn fn) {
     if (!alive_) return host_.after(delay, std::move(fn));
-    host_.after(delay, [alive = alive_, fn = std::move(fn)]() mutable {
-      if (*alive) fn();
-    });
+    host_.after(delay, guarded(std::move(fn)));
   }
   template <typename Fn>
   void at_local_time(Fn fn) {
     if (!alive_) return host_.at_local_time(std::move(fn));
-    host_.at_local_time([alive = alive_, fn = std::move(fn)]() mutable {
+    host_.at_local_time(guarded(std::move(fn)));
+  }
+  template <typename Fn>
+  auto guarded(Fn fn) {
+    return [alive = alive_, fn = std::move(fn)]() mutable {
       if (*alive) fn();
-    });
+    };
   }
 
   // datapath.cpp
