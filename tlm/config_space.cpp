@@ -4,18 +4,12 @@
 #include <cstdio>
 
 #include "tlm/pci_regs.h"
+#include "tlm/hex.h"
 
 namespace dpusim::pcie {
 
 using namespace dpusim::pci;
 
-namespace {
-std::string hex(uint32_t v) {
-  char buf[16];
-  std::snprintf(buf, sizeof buf, "0x%x", v);
-  return buf;
-}
-}  // namespace
 
 ConfigSpace::ConfigSpace(uint16_t size)
     : value_(size), reset_(size), wmask_(size), w1c_(size), sticky_(size) {

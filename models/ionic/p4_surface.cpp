@@ -7,16 +7,13 @@
 #include "dpusim/p4/rdma/program.h"
 #include "ionic/ionic_timing.h"
 #include "ionic/le_bytes.h"
+#include "tlm/hex.h"
 
 namespace dpusim::ionic {
 
-namespace {
+using pcie::hex;
 
-std::string hex(uint64_t v) {
-  char b[24];
-  std::snprintf(b, sizeof b, "0x%llx", static_cast<unsigned long long>(v));
-  return b;
-}
+namespace {
 
 Comp status_comp(uint8_t status) {
   Comp c{};

@@ -5,6 +5,7 @@
 
 #include "dpusim/p4/limits.h"
 #include "ionic/le_bytes.h"
+#include "tlm/hex.h"
 
 namespace dpusim::ionic {
 
@@ -45,15 +46,7 @@ const P4CtlOperation* find_p4ctl_operation(uint32_t ep, uint32_t op) {
   return nullptr;
 }
 
-namespace {
-
-std::string hex(uint64_t v) {
-  char b[24];
-  std::snprintf(b, sizeof b, "0x%llx", static_cast<unsigned long long>(v));
-  return b;
-}
-
-}  // namespace
+using pcie::hex;
 
 bool parse_p4_ident(const uint8_t* cmd, P4IdentCmd* out, std::string* error) {
   out->version = cmd[2];

@@ -8,18 +8,11 @@
 #include "ionic/ionic_timing.h"
 #include "ionic/le_bytes.h"
 #include "ionic/rdma_engine.h"
+#include "tlm/hex.h"
 
 namespace dpusim::ionic {
 
-namespace {
-
-std::string hex(uint64_t v) {
-  char b[24];
-  std::snprintf(b, sizeof b, "0x%llx", static_cast<unsigned long long>(v));
-  return b;
-}
-
-}  // namespace
+using pcie::hex;
 
 void RdmaEngine::service_aq(unsigned a) {
   if (aqs_[a].busy) return;

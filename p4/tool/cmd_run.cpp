@@ -16,17 +16,6 @@
 
 namespace dpusim::p4::tool {
 
-namespace {
-
-struct Input {
-  std::uint64_t ts_ns;
-  std::uint32_t port;
-  std::size_t index;  // order within its file
-  const PcapRecord* record;
-};
-
-}  // namespace
-
 // The work requests through the RDMA path: DIR/rdma.jsonl gets one line per request (its
 // decision) and the denial log's lines in order, DIR/memory.bin the window afterwards.
 int run_rdma(Engine& engine, RdmaWork& work, rdma::Fp8Backend& backend, const std::string& out) {
@@ -157,7 +146,7 @@ int cmd_run(const std::vector<std::string>& args) {
   }
   PcapFile files[2];
   bool nanosecond = false;
-  std::vector<Input> inputs;
+  std::vector<PortFrame> inputs;
   for (std::uint32_t port = 0; port < 2; ++port) {
     if (in[port].empty()) continue;
     std::string perr;
@@ -169,12 +158,7 @@ int cmd_run(const std::vector<std::string>& args) {
     for (std::size_t k = 0; k < files[port].records.size(); ++k)
       inputs.push_back({files[port].records[k].ts_ns, port, k, &files[port].records[k]});
   }
-  // Merged by timestamp; a tie goes to port 0, then to file order.
-  std::stable_sort(inputs.begin(), inputs.end(), [](const Input& a, const Input& b) {
-    if (a.ts_ns != b.ts_ns) return a.ts_ns < b.ts_ns;
-    if (a.port != b.port) return a.port < b.port;
-    return a.index < b.index;
-  });
+  order_by_time(&inputs);
   std::error_code ec;
   std::filesystem::create_directories(out, ec);
   if (ec) {
@@ -189,7 +173,7 @@ int cmd_run(const std::vector<std::string>& args) {
       return 2;
     }
   Stats& stats = engine->mutable_stats();
-  for (const Input& input : inputs) {
+  for (const PortFrame& input : inputs) {
     const auto& frame = input.record->data;
     Verdict v = engine->process(input.port, frame.data(), frame.size());
     if (v.dropped) continue;

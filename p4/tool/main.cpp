@@ -11,6 +11,7 @@
 //
 // Exit status: 0 success, 1 the program (or an update, or a test) was refused or failed,
 // 2 usage or I/O error. Never a signal: every input is validated, none is asserted on.
+#include <algorithm>
 #include <cstdio>
 #include <cstring>
 #include <filesystem>
@@ -82,6 +83,14 @@ bool read_text(const std::string& path, std::string* out) {
 int refused(const std::string& prog, const LoadError& error) {
   std::cerr << prog << ": error[" << load_code_name(error.code) << "]: " << error.message << "\n";
   return error.code == LoadCode::kIo ? 2 : 1;
+}
+
+void order_by_time(std::vector<PortFrame>* frames) {
+  std::stable_sort(frames->begin(), frames->end(), [](const PortFrame& a, const PortFrame& b) {
+    if (a.ts_ns != b.ts_ns) return a.ts_ns < b.ts_ns;
+    if (a.port != b.port) return a.port < b.port;
+    return a.index < b.index;
+  });
 }
 
 int main(int argc, char** argv) {

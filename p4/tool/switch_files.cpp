@@ -19,13 +19,6 @@ namespace dpusim::p4::tool {
 
 namespace {
 
-struct Input {
-  std::uint64_t ts_ns;
-  std::uint32_t port;
-  std::size_t index;
-  const PcapRecord* record;
-};
-
 bool file_exists(const std::string& path) {
   std::FILE* f = std::fopen(path.c_str(), "rb");
   if (f == nullptr) return false;
@@ -65,7 +58,7 @@ int run_switch_files(const SwitchOptions& o, SwitchSummary* summary) {
   std::vector<PcapFile> in(n);
   std::vector<std::unique_ptr<PcapWriter>> out(n);
   std::map<std::uint32_t, std::size_t> by_port;
-  std::vector<Input> inputs;
+  std::vector<PortFrame> inputs;
   bool nanosecond = false;
   for (std::size_t k = 0; k < n; ++k) {
     const SwitchInterface& f = o.interfaces[k];
@@ -80,11 +73,7 @@ int run_switch_files(const SwitchOptions& o, SwitchSummary* summary) {
     nanosecond = nanosecond || in[k].nanosecond;
     for (std::size_t r = 0; r < in[k].records.size(); ++r) inputs.push_back({in[k].records[r].ts_ns, f.port, r, &in[k].records[r]});
   }
-  std::stable_sort(inputs.begin(), inputs.end(), [](const Input& a, const Input& b) {
-    if (a.ts_ns != b.ts_ns) return a.ts_ns < b.ts_ns;
-    if (a.port != b.port) return a.port < b.port;
-    return a.index < b.index;
-  });
+  order_by_time(&inputs);
   std::string werr;
   for (std::size_t k = 0; k < n; ++k) {
     out[k] = std::make_unique<PcapWriter>();
@@ -96,7 +85,7 @@ int run_switch_files(const SwitchOptions& o, SwitchSummary* summary) {
   const std::uint64_t origin = inputs.empty() ? 0 : inputs.front().ts_ns;
   SwitchSummary s;
   s.frames_in = inputs.size();
-  for (const Input& input : inputs) {
+  for (const PortFrame& input : inputs) {
     const auto& frame = input.record->data;
     const RunResult& r = engine->run(input.port, frame.data(), frame.size(), input.ts_ns - origin);
     for (const OutputPacket& p : r.outputs) {

@@ -1,10 +1,13 @@
 // Shared pieces of the dpusim-p4 subcommands.
 #pragma once
 
+#include <cstddef>
+#include <cstdint>
 #include <string>
 #include <vector>
 
 #include "dpusim/p4/errors.h"
+#include "dpusim/p4/pcap.h"
 
 namespace dpusim::p4::tool {
 
@@ -15,5 +18,17 @@ int cmd_switch(const std::vector<std::string>& args);
 bool read_text(const std::string& path, std::string* out);
 // Prints "PROG: error[<code>]: <message>" on stderr; returns the exit status (1, or 2 for I/O).
 int refused(const std::string& prog, const LoadError& error);
+
+// One frame of an input capture, and where it stands among all the ports' frames.
+struct PortFrame {
+  std::uint64_t ts_ns;
+  std::uint32_t port;
+  std::size_t index;  // order within its file
+  const PcapRecord* record;
+};
+
+// The input ports' frames merged by timestamp, as simple_switch's --use-files replays them; a
+// tie goes to the lower port, then to file order.
+void order_by_time(std::vector<PortFrame>* frames);
 
 }  // namespace dpusim::p4::tool

@@ -5,6 +5,9 @@ and the p4c STF suite). CI has it; a test that needs it is skipped cleanly where
 
 Marker `rtl`: the test needs the RTL co-simulation (models/rtl, docs/cosim.md), and is skipped
 with the reason in a build configured with DPUSIM_RTL=OFF. `-m rtl` runs only those.
+
+Marker `python_only`: the test runs no C++ code of the simulator (it reads source text), so the
+sanitized stage of `./dpusim test` leaves it out (`-m "not python_only"`).
 """
 import os
 import pathlib
@@ -31,6 +34,7 @@ def shared_dir():
 
 def pytest_configure(config):
     config.addinivalue_line("markers", "rtl: needs the RTL co-simulation (a build with DPUSIM_RTL=ON)")
+    config.addinivalue_line("markers", "python_only: runs no C++ code (left out of the sanitized stage)")
 
 
 def pytest_collection_modifyitems(config, items):

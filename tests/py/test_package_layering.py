@@ -10,6 +10,11 @@
 import ast
 import pathlib
 
+import pytest
+
+# Reads source text only: nothing here runs the simulator's C++ code.
+pytestmark = pytest.mark.python_only
+
 PKG = pathlib.Path(__file__).resolve().parents[2] / "pybind" / "dpusim"
 
 # Private names a module may reach on objects it did not define, each with its reason.

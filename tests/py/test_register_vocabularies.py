@@ -15,9 +15,14 @@ import os
 import pathlib
 import re
 
+import pytest
+
 import dpusim.drivers.ionic_regs as ionic_regs
 import dpusim.drivers.pci_regs as pci_regs
 import dpusim.drivers.virtio_regs as virtio_regs
+
+# Reads source text only: nothing here runs the simulator's C++ code.
+pytestmark = pytest.mark.python_only
 
 CXX_SUFFIXES = (".h", ".hpp", ".cpp", ".cc")
 WIDTHS = {"uint8_t": 8, "uint16_t": 16, "uint32_t": 32, "uint64_t": 64, "unsigned": 32, "unsigned int": 32,

@@ -2,6 +2,7 @@
 // expected results for them, and their beats for the unit.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -14,6 +15,13 @@ struct Case {
   std::uint32_t op = kAdd, fmt = 0, dst_fmt = 0;  // dst_fmt: cvt only (apply's is fmt)
   std::vector<std::uint32_t> a, b;                // b: apply only
 };
+
+// n bytes first, first + step, first + 2 step ... (mod 256): operand codes that sweep a format.
+inline std::vector<std::uint8_t> ramp(std::size_t n, std::uint8_t first, std::uint8_t step) {
+  std::vector<std::uint8_t> v(n);
+  for (std::size_t i = 0; i < n; ++i) v[i] = static_cast<std::uint8_t>(first + step * i);
+  return v;
+}
 
 // The C++ codec's result for every element (formats::apply / formats::convert over the
 // elements laid out in memory).

@@ -43,12 +43,6 @@ struct Job {
   ~Job() { trans.clear_extension(&ext); }
 };
 
-std::vector<std::uint8_t> ramp(std::size_t n, std::uint8_t first, std::uint8_t step) {
-  std::vector<std::uint8_t> v(n);
-  for (std::size_t i = 0; i < n; ++i) v[i] = static_cast<std::uint8_t>(first + step * i);
-  return v;
-}
-
 Job add_e4m3(std::size_t n) { return Job(false, fmt::Op::add, fmt::Format::fp8_e4m3, fmt::Format::fp8_e4m3, ramp(n, 1, 7), ramp(n, 0x30, 3)); }
 
 // An initiator bound to an adapter, running `body` in a thread (blocking) or a method at `at`.

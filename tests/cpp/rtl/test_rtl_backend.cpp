@@ -3,6 +3,7 @@
 // cycle count in the Decision, and the implementations by name (fp8_impl.h).
 #include <gtest/gtest.h>
 
+#include "fp8_cases.h"
 #include "rdma_test_util.h"
 #include "rtl/fp8/rtl_backend.h"
 #include "rtl/fp8_impl.h"
@@ -13,12 +14,6 @@ namespace {
 namespace fmt = dpusim::formats;
 using namespace dpusim::p4::rdma;
 using namespace dpusim::p4::rdma::test;
-
-std::vector<std::uint8_t> ramp(std::size_t n, std::uint8_t first, std::uint8_t step) {
-  std::vector<std::uint8_t> v(n);
-  for (std::size_t i = 0; i < n; ++i) v[i] = static_cast<std::uint8_t>(first + step * i);
-  return v;
-}
 
 std::vector<std::uint8_t> codec_apply(fmt::Op op, fmt::Format f, const std::vector<std::uint8_t>& a,
                                       const std::vector<std::uint8_t>& b) {

@@ -13,7 +13,7 @@ using dpusim::vnet::WorkType;
 namespace {
 
 // The time of each worker line from `from` on, in order.
-std::vector<std::pair<std::string, uint64_t>> worker_lines(EventRecord& ev, size_t from) {
+std::vector<std::pair<std::string, uint64_t>> timed_worker_lines(EventRecord& ev, size_t from) {
   std::vector<std::pair<std::string, uint64_t>> out;
   for (const Json& e : ev.find("log", {{"path", "vnet.worker"}}, from)) out.push_back({e["msg"], e["time_ps"]});
   return out;
@@ -56,7 +56,7 @@ TEST(Cleanup, TheStepsRunInOrderEachAfterItsCost) {
       {"Cleanup Step 5: Stopping engine...", step5},
       {"Controller cleanup completed successfully", done},
   };
-  EXPECT_EQ(worker_lines(b.events, m), want);
+  EXPECT_EQ(timed_worker_lines(b.events, m), want);
   EXPECT_EQ(b.events.count("vq_state", {{"state", "STOPPED"}}, m), 3u);
   EXPECT_EQ(b.events.count("vq_state", {{"state", "DESTROYED"}}, m), 17u);
   const auto stop = b.events.find("engine", {{"op", "stop"}}, m);
@@ -88,7 +88,7 @@ TEST(Cleanup, AStepWhoseResourceIsAbsentIsSkippedWithoutTakingTime) {
       {"Cleanup Step 5: Stopping engine...", s},
       {"Controller cleanup completed successfully", s + b.param(work_engine_stop_ps)},
   };
-  EXPECT_EQ(worker_lines(b.events, m), want);
+  EXPECT_EQ(timed_worker_lines(b.events, m), want);
   EXPECT_EQ(b.events.count("vq_state", Json::object(), m), 0u);
   // The item ends with the cleanup: the worker finishes it at once.
   const auto finished = b.events.find("work_finished", {{"type", "PCI_CFG_WORK_CONTROLLER_CLEANUP"}}, m);
