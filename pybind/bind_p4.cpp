@@ -98,6 +98,12 @@ PortPolicy policy_of(const std::string& p) {
   throw py::value_error("policy must be 'device' or 'v1model', not '" + p + "'");
 }
 
+FeaturePolicy features_of(const std::string& f) {
+  FeaturePolicy features;
+  if (feature_policy_from_name(f, &features)) return features;
+  throw py::value_error("features must be 'ernic' or 'bmv2', not '" + f + "'");
+}
+
 }  // namespace
 
 DPUSIM_PYBIND(p4) {
@@ -185,24 +191,29 @@ DPUSIM_PYBIND(p4) {
   };
   // The device policy loads as the ionic device does: its fp8_unit extern and the RDMA path's
   // rdma_metadata rules (rdma::load_device_program). v1model is bmv2's, with no externs.
+  // `features` is the feature policy: "bmv2" (everything the engine builds) or "ernic".
   m.def(
       "load",
-      [loaded](const std::string& json, const std::string& policy) {
+      [loaded](const std::string& json, const std::string& policy, const std::string& features) {
         LoadError err;
-        if (policy_of(policy) == PortPolicy::kDevice) return loaded(rdma::load_device_program(json, &err), err);
+        const FeaturePolicy f = features_of(features);
+        if (policy_of(policy) == PortPolicy::kDevice) return loaded(rdma::load_device_program(json, &err, f), err);
         LoadOptions options;
         options.policy = PortPolicy::kV1Model;
+        options.features = f;
         return loaded(Engine::load(json, options, &err), err);
       },
-      py::arg("json"), py::arg("policy") = "device");
+      py::arg("json"), py::arg("policy") = "device", py::arg("features") = "bmv2");
   m.def(
       "load_file",
-      [loaded](const std::string& path, const std::string& policy) {
+      [loaded](const std::string& path, const std::string& policy, const std::string& features) {
         LoadError err;
-        if (policy_of(policy) == PortPolicy::kDevice) return loaded(rdma::load_device_program_file(path, &err), err);
+        const FeaturePolicy f = features_of(features);
+        if (policy_of(policy) == PortPolicy::kDevice) return loaded(rdma::load_device_program_file(path, &err, f), err);
         LoadOptions options;
         options.policy = PortPolicy::kV1Model;
+        options.features = f;
         return loaded(Engine::load_file(path, options, &err), err);
       },
-      py::arg("path"), py::arg("policy") = "device");
+      py::arg("path"), py::arg("policy") = "device", py::arg("features") = "bmv2");
 }

@@ -53,7 +53,7 @@ class IonicConfig : public platform::EndpointConfig {
     std::unique_ptr<p4::Engine> program;
     if (!o.program_text.empty()) {
       p4::LoadError error;
-      program = p4::rdma::load_device_program(o.program_text, &error);
+      program = p4::rdma::load_device_program(o.program_text, &error, o.features);
       if (!program)  // validated when the document was parsed; the same text loads the same way
         throw std::logic_error(name + ": P4 program refused at build: " + error.message);
     }
@@ -63,6 +63,7 @@ class IonicConfig : public platform::EndpointConfig {
     std::string d = "ionic";
     if (options_.p4) d += " p4=" + (options_.program_name.empty() ? std::string("none") : options_.program_name);
     if (options_.scope != P4Scope::kNone) d += std::string(" scope=") + p4_scope_name(options_.scope);
+    if (options_.features != p4::FeaturePolicy::kErnic) d += std::string(" features=") + p4::feature_policy_name(options_.features);
     if (options_.fp8_impl != "cpp") d += " fp8-impl=" + options_.fp8_impl;
     return d;
   }
@@ -116,7 +117,7 @@ void load_program(const json& v, const std::string& path, const platform::DocCon
   in.read(text.data(), std::streamsize(text.size()));
   text.resize(size_t(in.gcount()));
   p4::LoadError error;
-  if (!p4::rdma::load_device_program(text, &error))
+  if (!p4::rdma::load_device_program(text, &error, o->features))
     throw platform::DocError(path, file + ": error[" + p4::load_code_name(error.code) + "]: " + error.message);
   o->program_name = std::filesystem::path(file).filename().string();
   o->program_text = std::move(text);
@@ -125,14 +126,15 @@ void load_program(const json& v, const std::string& path, const platform::DocCon
 std::shared_ptr<const platform::EndpointConfig> parse(const json& slot, const std::string& path,
                                                        const platform::DocContext& doc) {
   platform::only_keys(slot, path,
-                      {"kind", "p4", "p4-program", "p4-guest-scope", "mac", "inband-control-mac", "ip", "fp8-impl"});
+                      {"kind", "p4", "p4-program", "p4-guest-scope", "p4-features", "mac", "inband-control-mac", "ip",
+                       "fp8-impl"});
   NicOptions o;
   bool p4_false = false;
   if (slot.contains("p4")) {
     o.p4 = platform::bool_at(slot["p4"], path + ".p4");
     p4_false = !o.p4;
   }
-  for (const char* implies : {"p4-program", "p4-guest-scope"}) {
+  for (const char* implies : {"p4-program", "p4-guest-scope", "p4-features"}) {
     if (!slot.contains(implies)) continue;
     if (p4_false)
       throw platform::DocError(path + "." + implies, std::string(implies) + " implies p4, but p4 is false");
@@ -142,6 +144,15 @@ std::shared_ptr<const platform::EndpointConfig> parse(const json& slot, const st
     const std::string s = platform::string_at(slot["p4-guest-scope"], path + ".p4-guest-scope");
     if (!p4_scope_from_name(s, &o.scope))
       throw platform::DocError(path + ".p4-guest-scope", "'" + s + "' is not none, read, write or load");
+  }
+  // The feature policy the slot's program and the guest's are held to: rocm-ernic's engine
+  // (ernic) unless the slot opts into everything the engine builds (bmv2).
+  if (slot.contains("p4-features")) {
+    const std::string s = platform::string_at(slot["p4-features"], path + ".p4-features");
+    if (!p4::feature_policy_from_name(s, &o.features))
+      throw platform::DocError(path + ".p4-features", "'" + s +
+                                                          "' is not ernic (what rocm-ernic's P4 engine runs, the "
+                                                          "default) or bmv2 (everything the engine builds)");
   }
   if (slot.contains("p4-program")) load_program(slot["p4-program"], path + ".p4-program", doc, &o);
   const bool mac_given = slot.contains("mac");

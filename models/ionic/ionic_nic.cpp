@@ -85,10 +85,13 @@ IonicNic::IonicNic(sc_module_name name, pcie::SimContext& ctx, const NicOptions&
     const std::string summary = program ? program->summary() : std::string();
     p4_ = std::make_unique<P4Attachment>(tx_slot_, rx_slot_, std::move(program), std::move(hooks));
     if (!summary.empty()) {
-      ctx_.event(this->name(), "p4_load").str("source", options.program_name).str("summary", summary);
-      ctx_.event(this->name(), "log").str("level", "info").str("msg", "rocm-ernic: P4 program loaded: " + summary);
+      const std::string features = p4::feature_policy_name(options.features);
+      ctx_.event(this->name(), "p4_load").str("source", options.program_name).str("features", features)
+          .str("summary", summary);
+      ctx_.event(this->name(), "log").str("level", "info")
+          .str("msg", "rocm-ernic: P4 program loaded (" + features + " feature set): " + summary);
     }
-    surface_ = std::make_unique<P4Surface>(ctx, this->name(), options.scope, *p4_, *this);
+    surface_ = std::make_unique<P4Surface>(ctx, this->name(), options.scope, options.features, *p4_, *this);
   }
   rdma_ = std::make_unique<RdmaEngine>(
       RdmaEngine::Env{ctx, this->name(), *this, intr_, ipv4_gid(options.ipv4)});

@@ -61,6 +61,7 @@ struct NicOptions {
   bool p4 = false;                                    // the engine is attached
   std::string program_name;                           // for the log ("loopback.json")
   std::string program_text;                           // bmv2 JSON, already validated; may be empty
+  p4::FeaturePolicy features = p4::FeaturePolicy::kErnic;  // what the slot's and the guest's programs may use
   P4Scope scope = P4Scope::kNone;                     // the operator's grant to the guest
   std::optional<std::array<uint8_t, 6>> inband_mac;   // the in-band control endpoint's MAC
   uint32_t ipv4 = 0;                                  // its address: the RoCE GID on the mesh

@@ -32,11 +32,12 @@ std::vector<uint8_t> text_bytes(const std::string& s) { return std::vector<uint8
 
 }  // namespace
 
-P4Surface::P4Surface(pcie::SimContext& ctx, std::string path, P4Scope grant, P4Attachment& p4,
-                     pcie::EndpointBase& device)
+P4Surface::P4Surface(pcie::SimContext& ctx, std::string path, P4Scope grant, p4::FeaturePolicy features,
+                     P4Attachment& p4, pcie::EndpointBase& device)
     : ctx_(ctx),
       path_(std::move(path)),
       grant_(grant),
+      features_(features),
       p4_(p4),
       device_(device),
       dma_(device.dma()),
@@ -261,7 +262,7 @@ void P4Surface::program_commit(const P4RpcCmd& c, const std::string& request, Do
     upload_.clear();
     upload_total_ = 0;
     p4::LoadError le;
-    std::unique_ptr<p4::Engine> engine = p4::rdma::load_device_program(text, &le);
+    std::unique_ptr<p4::Engine> engine = p4::rdma::load_device_program(text, &le, features_);
     if (!engine) {
       const std::string msg = std::string("error[") + p4::load_code_name(le.code) + "]: " + le.message;
       return refuse(IONIC_CMD_P4_RPC, IONIC_RC_EINVAL, "program_commit: " + msg + "; the running program stays",
@@ -270,8 +271,11 @@ void P4Surface::program_commit(const P4RpcCmd& c, const std::string& request, Do
     const std::string summary = engine->summary();
     p4_.replace(std::move(engine));
     if (on_replaced) on_replaced();
-    ctx_.event(path_, "p4_load").str("source", "guest").u64("bytes", text.size()).str("summary", summary);
-    ctx_.event(path_, "log").str("level", "info").str("msg", "rocm-ernic: P4 program loaded: " + summary);
+    const std::string features = p4::feature_policy_name(features_);
+    ctx_.event(path_, "p4_load").str("source", "guest").u64("bytes", text.size()).str("features", features)
+        .str("summary", summary);
+    ctx_.event(path_, "log").str("level", "info")
+        .str("msg", "rocm-ernic: P4 program loaded (" + features + " feature set): " + summary);
     respond(c, IONIC_RC_SUCCESS, 0, text_bytes(summary), std::move(done));
   });
 }

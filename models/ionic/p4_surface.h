@@ -13,9 +13,11 @@
 //   table_update (write)    a JSON list of P4Runtime-shaped update records, applied in order
 //                           through Engine::update, the first refusal stopping the list;
 //   program_chunk (load)    part of a replacement program; offset 0 starts a new upload;
-//   program_commit (load)   loads the upload as the device loads a program and, if the loader
-//                           takes it, replaces the running one. A partial or refused upload
-//                           leaves the old program running. A replacement discards the old
+//   program_commit (load)   loads the upload as the device loads a program (the slot's
+//                           feature policy, p4-features: rocm-ernic's by default) and, if the
+//                           loader takes it, replaces the running one. A partial or refused
+//                           upload leaves the old program running; the refusal's status, its
+//                           response and its log line name what was refused. A replacement discards the old
 //                           program's table entries (the new one starts with its own const
 //                           entries) and keeps the counters.
 // Buffers are read and written by DMA through the NIC's requester. Every refusal writes a
@@ -45,7 +47,9 @@ class P4Surface {
   // `device` is the NIC: its requester moves the buffers, its own time (EndpointBase::after)
   // times the program load. `on_replaced` runs after the running program was replaced (the
   // RDMA path re-attaches).
-  P4Surface(pcie::SimContext& ctx, std::string path, P4Scope grant, P4Attachment& p4, pcie::EndpointBase& device);
+  // A program the guest loads is held to `features`, the slot's feature policy (p4-features).
+  P4Surface(pcie::SimContext& ctx, std::string path, P4Scope grant, p4::FeaturePolicy features, P4Attachment& p4,
+            pcie::EndpointBase& device);
 
   bool registered() const { return grant_ != P4Scope::kNone; }
   P4Scope grant() const { return grant_; }
@@ -79,6 +83,7 @@ class P4Surface {
   pcie::SimContext& ctx_;
   std::string path_;
   P4Scope grant_;
+  p4::FeaturePolicy features_;
   P4Attachment& p4_;
   pcie::EndpointBase& device_;
   pcie::Requester& dma_;

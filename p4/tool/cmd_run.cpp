@@ -61,7 +61,7 @@ int run_rdma(Engine& engine, RdmaWork& work, rdma::Fp8Backend& backend, const st
 }
 
 int cmd_run(const std::vector<std::string>& args) {
-  std::string prog, entries, in[2], out, rdma_file, impl, clock;
+  std::string prog, entries, in[2], out, rdma_file, impl, clock, policy;
   bool impl_given = false;
   for (std::size_t i = 0; i < args.size(); ++i) {
     auto value = [&](std::string* dst) {
@@ -77,6 +77,7 @@ int cmd_run(const std::vector<std::string>& args) {
     else if (args[i] == "--rdma") ok = value(&rdma_file);
     else if (args[i] == "--fp8-impl") ok = !impl_given && (impl_given = true) && value(&impl);
     else if (args[i] == "--fp8-clock-ps") ok = value(&clock);
+    else if (args[i] == "--policy") ok = value(&policy);
     else if (prog.empty() && args[i].rfind("--", 0) != 0) ok = (prog = args[i], true);
     else ok = false;
     if (!ok) {
@@ -85,10 +86,13 @@ int cmd_run(const std::vector<std::string>& args) {
     }
   }
   if (prog.empty() || out.empty()) {
-    std::cerr << "usage: dpusim p4 run PROG.json [--entries UPDATES.json] [--in0 HOST.pcap] [--in1 UPLINK.pcap]\n"
+    std::cerr << "usage: dpusim p4 run PROG.json [--policy ernic|bmv2] [--entries UPDATES.json] [--in0 HOST.pcap] [--in1 UPLINK.pcap]\n"
                  "                         [--rdma WORK.json] [--fp8-impl cpp|rtl] [--fp8-clock-ps PS] --out DIR\n";
     return 2;
   }
+  // The device's feature set unless --policy names another (docs/p4.md, Feature policies).
+  FeaturePolicy features = FeaturePolicy::kErnic;
+  if (!policy.empty() && !policy_from_arg("run", policy, &features)) return 2;
   rtl::Fp8ImplOptions fp8_options;
   if (!clock.empty()) {
     std::size_t used = 0;
@@ -110,7 +114,7 @@ int cmd_run(const std::vector<std::string>& args) {
     return 2;
   }
   LoadError error;
-  auto engine = rdma::load_device_program_file(prog, &error);
+  auto engine = rdma::load_device_program_file(prog, &error, features);
   if (!engine) return refused(prog, error);
   if (!entries.empty()) {
     std::string text, perr;

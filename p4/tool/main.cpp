@@ -1,8 +1,9 @@
 // dpusim-p4: the P4 engine's command line (./dpusim p4 ...).
 //
-//   check PROG.json                       load and validate as the ionic device does (its fp8_unit
-//                                         extern, the rdma_metadata rules); one-line summary
-//   run PROG.json [--entries UPDATES.json] [--in0 HOST.pcap] [--in1 UPLINK.pcap]
+//   check PROG.json [--policy ernic|bmv2] load and validate as the ionic device does (its fp8_unit
+//                                         extern, the rdma_metadata rules) under each feature
+//                                         policy, or the one named: the summary and which pass
+//   run PROG.json [--policy ernic|bmv2] [--entries UPDATES.json] [--in0 HOST.pcap] [--in1 UPLINK.pcap]
 //       [--rdma WORK.json] [--fp8-impl cpp|rtl] [--fp8-clock-ps PS] --out DIR
 //   stf PROG.json TEST.stf                run a p4c STF test in v1model port mode
 //   switch PROG.json -i P@NAME ... --use-files [N] [--commands FILE]
@@ -31,8 +32,8 @@ namespace dpusim::p4::tool {
 namespace {
 
 int usage() {
-  std::cerr << "usage: dpusim p4 check PROG.json\n"
-               "       dpusim p4 run PROG.json [--entries UPDATES.json] [--in0 HOST.pcap] [--in1 UPLINK.pcap]\n"
+  std::cerr << "usage: dpusim p4 check PROG.json [--policy ernic|bmv2]\n"
+               "       dpusim p4 run PROG.json [--policy ernic|bmv2] [--entries UPDATES.json] [--in0 HOST.pcap] [--in1 UPLINK.pcap]\n"
                "                         [--rdma WORK.json] [--fp8-impl cpp|rtl] [--fp8-clock-ps PS] --out DIR\n"
                "       dpusim p4 stf PROG.json TEST.stf\n"
                "       dpusim p4 switch PROG.json -i PORT@NAME ... --use-files [N] [--commands FILE] [--after FILE] [--seed S]\n"
@@ -40,12 +41,40 @@ int usage() {
   return 2;
 }
 
+// Loads the program under each feature policy (or the one --policy names): the summary of the
+// program, then one line per policy, "ernic: passes" or "ernic: refused: error[<code>]:
+// <message>". Exit 0 when one passes; 1, with the widest policy's refusal on stderr, when
+// none does; 2 for usage and I/O errors.
 int cmd_check(const std::vector<std::string>& args) {
-  if (args.size() != 1) return usage();
-  LoadError error;
-  auto engine = rdma::load_device_program_file(args[0], &error);
-  if (!engine) return refused(args[0], error);
-  std::cout << engine->summary() << "\n";
+  std::string prog, policy;
+  for (std::size_t i = 0; i < args.size(); ++i) {
+    if (args[i] == "--policy" && i + 1 < args.size() && policy.empty()) policy = args[++i];
+    else if (prog.empty() && args[i].rfind("--", 0) != 0) prog = args[i];
+    else return usage();
+  }
+  if (prog.empty()) return usage();
+  std::vector<FeaturePolicy> policies(std::begin(kFeaturePolicies), std::end(kFeaturePolicies));
+  if (!policy.empty()) {
+    policies.resize(1);
+    if (!policy_from_arg("check", policy, &policies[0])) return 2;
+  }
+  std::string summary, lines;
+  LoadError last;
+  for (FeaturePolicy p : policies) {
+    LoadError error;
+    auto engine = rdma::load_device_program_file(prog, &error, p);
+    if (!engine && error.code == LoadCode::kIo) return refused(prog, error);
+    lines += std::string(feature_policy_name(p)) + ": ";
+    if (engine) {
+      if (summary.empty()) summary = engine->summary();
+      lines += "passes\n";
+    } else {
+      lines += std::string("refused: error[") + load_code_name(error.code) + "]: " + error.message + "\n";
+      last = error;
+    }
+  }
+  std::cout << (summary.empty() ? "" : summary + "\n") << lines;
+  if (summary.empty()) return refused(prog, last);
   return 0;
 }
 
@@ -53,6 +82,7 @@ int cmd_stf(const std::vector<std::string>& args) {
   if (args.size() != 2) return usage();
   LoadOptions options;
   options.policy = PortPolicy::kV1Model;
+  options.features = FeaturePolicy::kBmv2;  // bmv2's target
   LoadError error;
   auto engine = Engine::load_file(args[0], options, &error);
   if (!engine) return refused(args[0], error);
@@ -78,6 +108,13 @@ bool read_text(const std::string& path, std::string* out) {
   s << in.rdbuf();
   *out = s.str();
   return !in.bad();
+}
+
+bool policy_from_arg(const char* command, const std::string& arg, FeaturePolicy* policy) {
+  if (feature_policy_from_name(arg, policy)) return true;
+  std::cerr << "dpusim p4 " << command << ": --policy '" << arg
+            << "' is not ernic (what rocm-ernic's P4 engine runs) or bmv2 (everything the engine builds)\n";
+  return false;
 }
 
 int refused(const std::string& prog, const LoadError& error) {

@@ -46,6 +46,7 @@ int run_commands(SwitchCli& cli, const std::string& path) {
 int run_switch_files(const SwitchOptions& o, SwitchSummary* summary) {
   LoadOptions options;
   options.policy = PortPolicy::kV1Model;
+  options.features = FeaturePolicy::kBmv2;  // simple_switch's features, with its own refusals
   LoadError error;
   auto engine = Engine::load_file(o.program, options, &error);
   if (!engine) return refused(o.program, error);

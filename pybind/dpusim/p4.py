@@ -83,7 +83,9 @@ class Run:
 
 class Engine:
     """A loaded program with its tables. ``policy`` is "device" (ports 0 and 1, an
-    unassigned egress_spec goes to the other port) or "v1model" (bmv2's ports 0-510)."""
+    unassigned egress_spec goes to the other port) or "v1model" (bmv2's ports 0-510);
+    ``features`` the feature policy: "bmv2" (everything the engine builds, the default) or
+    "ernic" (what rocm-ernic's P4 engine runs, the ionic device's default)."""
 
     def __init__(self, native_engine):
         self._engine = native_engine
@@ -94,15 +96,15 @@ class Engine:
         return self._engine
 
     @classmethod
-    def load(cls, json_text, policy="device"):
-        engine, code, message = native().p4.load(json_text, policy)
+    def load(cls, json_text, policy="device", features="bmv2"):
+        engine, code, message = native().p4.load(json_text, policy, features)
         if engine is None:
             raise LoadError(code, message)
         return cls(engine)
 
     @classmethod
-    def load_file(cls, path, policy="device"):
-        engine, code, message = native().p4.load_file(str(path), policy)
+    def load_file(cls, path, policy="device", features="bmv2"):
+        engine, code, message = native().p4.load_file(str(path), policy, features)
         if engine is None:
             raise LoadError(code, message)
         return cls(engine)

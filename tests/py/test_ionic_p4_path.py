@@ -134,3 +134,78 @@ def test_run_exits_2_naming_the_slot_and_the_loader_message(tmp_path):
                        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     assert r.returncode == 2
     assert "$.topology.slots[0].p4-program: prog.json: error[schema]: " in r.stderr
+
+
+# The feature policy of the device ("p4-features", docs/ionic.md). The P4 engine guide of
+# rocm-ernic: "A program the engine will not run stops the server starting, and says which
+# feature it used. A bad program is a startup failure, never a silently inert pipeline."
+ERNIC_OPS = ("checksum 'cksum_verify': 'checksums' is not supported yet (the ernic feature set: rocm-ernic's P4 engine "
+             "refuses it by name; the program also uses 'calculations', 'counters', 'meters', 'registers', 'action "
+             "profiles'; the bmv2 feature set runs them)")
+NOT_V1MODEL = ("not a v1model program: program has no field standard_metadata.egress_spec (nor a field alias for it), "
+               "so it cannot say where a packet goes and is refused at load; program has no parser named 'parser' "
+               "(simple_switch runs that one); program has no deparser named 'deparser' (simple_switch runs that one); "
+               "program has no pipeline named 'ingress' (simple_switch runs that one); program has no pipeline named "
+               "'egress' (simple_switch runs that one)")
+
+
+def test_the_slot_refuses_what_rocm_ernic_refuses_by_default(tmp_path):
+    ops = program("v1model_ops.json")
+    assert doc_error({"p4-program": ops}) == f"$.topology.slots[0].p4-program: {ops}: error[unsupported]: {ERNIC_OPS}"
+    assert doc_error({"p4-program": ops, "p4-features": "ernic"}) == doc_error({"p4-program": ops})
+    bad = tmp_path / "bad.json"
+    bad.write_text('{"bad": 1}')
+    for features in ("ernic", "bmv2"):     # not a P4 program at all: no policy runs it
+        assert doc_error({"p4-program": str(bad), "p4-features": features}) == (
+            f"$.topology.slots[0].p4-program: {bad}: error[no_egress_spec]: {NOT_V1MODEL}")
+    assert doc_error({"p4-features": "simple_switch"}) == (
+        "$.topology.slots[0].p4-features: 'simple_switch' is not ernic (what rocm-ernic's P4 engine runs, the default) "
+        "or bmv2 (everything the engine builds)")
+    assert doc_error({"p4": False, "p4-features": "bmv2"}) == (
+        "$.topology.slots[0].p4-features: p4-features implies p4, but p4 is false")
+
+
+def test_run_exits_2_naming_the_file_and_the_feature(tmp_path):
+    scen = tmp_path / "s.py"
+    scen.write_text('PLATFORM = {"topology": {"slots": [{"kind": "ionic", "p4-program": "tests/data/p4/v1model_ops.json"}]}}\n'
+                    "async def scenario(sim):\n    pass\n")
+    r = subprocess.run([os.path.join(ROOT, "dpusim"), "run", str(scen), "--out", str(tmp_path / "out")],
+                       stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    assert r.returncode == 2
+    assert ("$.topology.slots[0].p4-program: tests/data/p4/v1model_ops.json: error[unsupported]: " + ERNIC_OPS) in r.stderr
+
+
+def test_p4_features_bmv2_runs_the_wider_program():
+    async def scenario(sim):
+        _, (nic,) = await bring_up(sim)
+        p4 = IonicP4(nic)
+        await p4.update([{"type": "INSERT", "table": "ingress.ops", "match": [{"field": "tag.op", "value": "7"}],
+                          "action": "ingress.set_port", "params": {"port": "0"}}])
+        back = frame(nic.mac, PEER_MAC, 64, fill=7)     # tag.op 7: the entry sends it back to the guest
+        await nic.send(back)
+        (_, got), = await nic.recv(1)
+        out = frame(PEER_MAC, nic.mac, 64, fill=8)      # no entry: egress_spec unassigned, the other port
+        await nic.send(out)
+        wire = await sim.net.recv(0, timeout_ps=us(100))
+        # egress's mark table stamps the tag's last bytes: the headers and tag.op come through.
+        return got[:15] == back[:15], len(got), wire.data[:15] == out[:15], len(wire.data)
+
+    slot = {"p4-program": program("v1model_ops.json"), "p4-features": "bmv2", "p4-guest-scope": "write"}
+    res = run_ok(scenario, ionic_platform(slot, wires=[("ep0", "python")]))
+    assert res.result == (True, 64, True, 64)
+    (load,) = res.events("p4_load", path="ep0")
+    assert (load["source"], load["features"]) == ("v1model_ops.json", "bmv2")
+    loaded = [e["msg"] for e in res.events("log", path="ep0") if "P4 program loaded" in e["msg"]]
+    assert loaded == ["rocm-ernic: P4 program loaded (bmv2 feature set): " + load["summary"]]
+    assert [(e["in_port"], e["egress_port"]) for e in res.events("p4_verdict", path="ep0")] == [(0, 0), (0, 1)]
+
+
+def test_the_load_line_says_the_ernic_set_runs_by_default():
+    async def scenario(sim):
+        pass
+
+    res = run_ok(scenario, ionic_platform({"p4-program": program("loopback.json")}))
+    (load,) = res.events("p4_load", path="ep0")
+    assert load["features"] == "ernic"
+    assert [e["msg"] for e in res.events("log", path="ep0") if "P4 program loaded" in e["msg"]] == [
+        "rocm-ernic: P4 program loaded (ernic feature set): " + load["summary"]]

@@ -245,3 +245,49 @@ def test_the_surface_answers_on_both_paths(via):
         return (await p4.identify())["scope"], await p4.update([fwd("INSERT", 1)]), (await p4.counters())["host_in"]
 
     assert run_ok(scenario, ionic_platform({"p4-program": FORWARD, "p4-guest-scope": "write"})).result == ("write", 1, 0)
+
+
+OPS = program("v1model_ops.json")
+ERNIC_OPS = ("checksum 'cksum_verify': 'checksums' is not supported yet (the ernic feature set: rocm-ernic's P4 engine "
+             "refuses it by name; the program also uses 'calculations', 'counters', 'meters', 'registers', 'action "
+             "profiles'; the bmv2 feature set runs them)")
+
+
+def guest_loads_ops(slot):
+    async def scenario(sim):
+        _, (nic,) = await bring_up(sim)
+        p4 = IonicP4(nic)
+        try:
+            outcome = await p4.load_program(OPS)
+        except P4ControlError as e:
+            outcome = (e.status, e.err, e.text)
+        await nic.send(frame(nic.mac, PEER_MAC, 64))   # loopback.json returns it to the guest
+        await sim.sleep(us(50))
+        return outcome
+
+    res = run_ok(scenario, ionic_platform(dict(slot, **{"p4-program": LOOPBACK, "p4-guest-scope": "load"})))
+    verdicts = [e.get("egress_port", e.get("dropped")) for e in res.events("p4_verdict", path="ep0")]
+    return res, verdicts
+
+
+def test_a_guest_load_of_what_rocm_ernic_refuses_leaves_the_old_program_naming_the_feature():
+    # v1model_ops.json: counters, registers, range tables, a selector, checksums.
+    res, verdicts = guest_loads_ops({})
+    assert res.result == (IONIC_RC_EINVAL, 28, "error[unsupported]: " + ERNIC_OPS)   # err: load code 27 + 1
+    assert verdicts == [0]                     # loopback.json still runs
+    assert [e["source"] for e in res.events("p4_load", path="ep0")] == ["loopback.json"]
+    assert [e["msg"] for e in res.events("log", path="ep0") if e["level"] == "warning"] == [
+        "rocm-ernic: P4 control refused P4_RPC (EINVAL): program_commit: error[unsupported]: " + ERNIC_OPS +
+        "; the running program stays"]
+
+
+def test_a_guest_load_under_p4_features_bmv2_runs_the_wider_program():
+    res, verdicts = guest_loads_ops({"p4-features": "bmv2"})
+    assert res.result.startswith("v1model_ops.p4: ")
+    # v1model_ops.json with no entries never assigns egress_spec: the frame goes to the other
+    # port, the uplink, which has no wire.
+    assert verdicts == ["egress_error"]
+    loads = res.events("p4_load", path="ep0")
+    assert [(e["source"], e["features"]) for e in loads] == [("loopback.json", "bmv2"), ("guest", "bmv2")]
+    assert [e["msg"] for e in res.events("log", path="ep0") if "P4 program loaded" in e["msg"]][-1] == (
+        "rocm-ernic: P4 program loaded (bmv2 feature set): " + res.result)

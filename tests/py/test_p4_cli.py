@@ -51,19 +51,78 @@ def with_patch(tmp_path, name, **extra):
     return path
 
 
-def test_check_prints_a_one_line_summary():
+def test_check_prints_the_summary_and_which_policies_pass():
     r = tool("check", DATA / "features.json")
     assert r.returncode == 0, r.stderr
-    assert r.stdout.count("\n") == 1 and r.stdout.startswith("features.p4: 4 headers")
+    lines = r.stdout.splitlines()
+    assert len(lines) == 3 and lines[0].startswith("features.p4: 4 headers")
+    assert lines[1:] == ["ernic: passes", "bmv2: passes"]
     assert r.stderr == ""
+
+
+ERNIC_OPS = ("checksum 'cksum_verify': 'checksums' is not supported yet (the ernic feature set: rocm-ernic's P4 engine "
+             "refuses it by name; the program also uses 'calculations', 'counters', 'meters', 'registers', 'action "
+             "profiles'; the bmv2 feature set runs them)")
+
+
+def test_check_says_which_policies_a_program_passes():
+    # v1model_ops.json uses what rocm-ernic's engine refuses: it passes bmv2 only, exit 0.
+    ops = DATA / "v1model_ops.json"
+    r = tool("check", ops)
+    assert r.returncode == 0, r.stderr
+    lines = r.stdout.splitlines()
+    assert lines[0].startswith("v1model_ops.p4: ")
+    assert lines[1:] == ["ernic: refused: error[unsupported]: " + ERNIC_OPS, "bmv2: passes"]
+    # --policy checks the one named: refused, exit 1 with the refusal on stderr.
+    r = tool("check", ops, "--policy", "ernic")
+    assert (r.returncode, r.stdout, r.stderr) == (
+        1, "ernic: refused: error[unsupported]: " + ERNIC_OPS + "\n", f"{ops}: error[unsupported]: {ERNIC_OPS}\n")
+    r = tool("check", "--policy", "bmv2", ops)
+    assert r.returncode == 0 and r.stdout.splitlines()[1:] == ["bmv2: passes"] and r.stderr == ""
+    r = tool("check", DATA / "loopback.json", "--policy", "ernic")
+    assert r.returncode == 0 and r.stdout.splitlines()[1:] == ["ernic: passes"]
+
+
+def test_check_exits_1_when_no_policy_passes(tmp_path):
+    bad = tmp_path / "bad.json"
+    bad.write_text('{"bad": 1}')
+    r = tool("check", bad)
+    assert r.returncode == 1
+    refusal = ("error[no_egress_spec]: not a v1model program: program has no field standard_metadata.egress_spec (nor a "
+               "field alias for it), so it cannot say where a packet goes and is refused at load; program has no parser "
+               "named 'parser' (simple_switch runs that one); program has no deparser named 'deparser' (simple_switch "
+               "runs that one); program has no pipeline named 'ingress' (simple_switch runs that one); program has no "
+               "pipeline named 'egress' (simple_switch runs that one)")
+    assert r.stdout == f"ernic: refused: {refusal}\nbmv2: refused: {refusal}\n"
+    assert r.stderr == f"{bad}: {refusal}\n"
 
 
 def test_check_refusal_names_the_feature(tmp_path):
     prog = with_patch(tmp_path, "minimal_forward.json", calculations=[{"name": "h", "id": 0, "algo": "toeplitz", "input": []}])
     r = tool("check", prog)
     assert r.returncode == 1
-    assert r.stderr == f"{prog}: error[unsupported]: calculation 'h': 'hash algorithm toeplitz' is not supported yet\n"
-    assert r.stdout == ""
+    refusal = "error[unsupported]: calculation 'h': 'hash algorithm toeplitz' is not supported yet"
+    assert r.stderr == f"{prog}: {refusal}\n"
+    assert r.stdout == f"ernic: refused: {refusal}\nbmv2: refused: {refusal}\n"
+
+
+def test_a_bad_policy_is_a_usage_error():
+    for args in (("check", DATA / "loopback.json", "--policy", "v1model"), ("run", DATA / "loopback.json", "--policy",
+                                                                             "v1model", "--out", "/nonexistent")):
+        r = tool(*args)
+        assert r.returncode == 2
+        assert r.stderr == (f"dpusim p4 {args[0]}: --policy 'v1model' is not ernic (what rocm-ernic's P4 engine runs) "
+                            "or bmv2 (everything the engine builds)\n")
+    assert tool("check", DATA / "loopback.json", "--policy").returncode == 2
+
+
+def test_run_loads_as_the_device_does_unless_policy_says_bmv2(tmp_path):
+    ops = DATA / "v1model_ops.json"
+    r = tool("run", ops, "--out", tmp_path / "o")
+    assert r.returncode == 1 and r.stderr == f"{ops}: error[unsupported]: {ERNIC_OPS}\n"
+    r = tool("run", ops, "--policy", "bmv2", "--out", tmp_path / "o")
+    assert r.returncode == 0, r.stderr
+    assert r.stdout.startswith("P4 stats: host_in=0 ")
 
 
 @pytest.mark.parametrize("args", [(), ("check",), ("check", "a", "b"), ("frobnicate",), ("run", "--out")])

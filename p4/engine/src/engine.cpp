@@ -9,6 +9,7 @@
 
 #include "dpusim/p4/limits.h"
 #include "engine_impl.h"
+#include "feature_policy.h"
 #include "loader.h"
 
 namespace dpusim::p4 {
@@ -63,10 +64,8 @@ std::unique_ptr<Engine> Engine::load(std::string_view json, const LoadOptions& o
   auto impl = std::make_unique<Impl>();
   impl->options = options;
   if (!load_program(json, options.externs, &impl->program, error)) return nullptr;
-  if (options.policy == PortPolicy::kV1Model && !impl->program.not_v1model.empty()) {
-    *error = {impl->program.not_v1model.front().first, impl->program.not_v1model.front().second};
-    return nullptr;
-  }
+  if (!check_v1model(impl->program, error)) return nullptr;
+  if (!check_feature_policy(impl->program, options.features, error)) return nullptr;
   impl->init_tables();
   impl->runtime.init(impl->program);
   impl->exec = std::make_unique<Executor>(impl->program, impl->tables, impl->runtime);
@@ -108,6 +107,7 @@ bool Engine::update(const TableUpdate& u, UpdateError* error, std::uint32_t* han
 const Stats& Engine::stats() const { return impl_->stats; }
 Stats& Engine::mutable_stats() { return impl_->stats; }
 PortPolicy Engine::policy() const { return impl_->options.policy; }
+FeaturePolicy Engine::features() const { return impl_->options.features; }
 
 std::string Engine::summary() const {
   const Program& p = impl_->program;
@@ -122,12 +122,6 @@ std::string Engine::summary() const {
     << "), " << p.conditionals.size()
     << " conditionals, " << p.phv_bytes << "/" << P4_MAX_PHV_BYTES << " header vector bytes, "
     << p.entries_budget_used << " table entries requested";
-  if (!p.not_v1model.empty()) {
-    // What the device policy does with what simple_switch would refuse.
-    s << "\nnot a v1model program (simple_switch refuses it); the device policy runs a missing block empty"
-      << (p.f_egress_spec < 0 ? " and sends every frame to the other port" : "") << ":";
-    for (const auto& gap : p.not_v1model) s << "\n  " << gap.second;
-  }
   return s.str();
 }
 

@@ -154,7 +154,13 @@ int Loader::expr(const Json& v, const ExprScope& scope, const std::string& where
     int f = field_ref(val, where);
     return add_node(ExprOp::kField, ExprKind::kData, f);
   }
-  if (type == "hexstr") return add_const(hexstr(val, where));
+  if (type == "hexstr") {
+    Value literal = hexstr(val, where);
+    // Only an action takes action data: that scope is an action's (the ernic feature set
+    // refuses "negative literals in actions").
+    if (literal.is_negative() && scope.num_params >= 0 && p_.negative_literal_at.empty()) p_.negative_literal_at = where;
+    return add_const(literal);
+  }
   if (type == "bool") {
     if (!val.is_boolean()) refuse(LoadCode::kSchema, where + ": bool operand is not true or false");
     return add_node(ExprOp::kBoolConst, ExprKind::kBool, val.get<bool>() ? 1 : 0);

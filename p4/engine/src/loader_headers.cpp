@@ -292,15 +292,14 @@ void Loader::resolve_v1model_fields() {
     auto f = p_.field_by_name.find(n);
     return f == p_.field_by_name.end() ? -1 : f->second;
   };
-  // Without egress_spec a program cannot choose a port: the device policy sends every frame
-  // to the other port, as with no program; the v1model policy refuses it, as simple_switch
-  // does (Engine::load).
+  // "A program without that field cannot say where a packet goes and is refused at load"
+  // (the P4 engine guide of rocm-ernic), by every feature policy, as simple_switch refuses it
+  // (Engine::load).
   p_.f_egress_spec = role("standard_metadata.egress_spec");
   if (p_.f_egress_spec < 0)
     p_.not_v1model.emplace_back(LoadCode::kNoEgressSpec,
                                 "program has no field standard_metadata.egress_spec (nor a field alias for it), so it "
-                                "cannot say where a frame goes (simple_switch refuses it too: not a v1model program; "
-                                "the device policy sends every frame to the other port)");
+                                "cannot say where a packet goes and is refused at load");
   p_.f_ingress_port = role("standard_metadata.ingress_port");
   p_.f_egress_port = role("standard_metadata.egress_port");
   p_.f_packet_length = role("standard_metadata.packet_length");

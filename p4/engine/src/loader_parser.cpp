@@ -34,7 +34,7 @@ void Loader::load_parser() {
   const Json* pj = find_named(parsers, "parser");
   ParserInfo& parser = p_.parser;
   parser.name = "parser";
-  if (pj == nullptr) {  // nothing parsed: the whole frame is payload
+  if (pj == nullptr) {  // recorded; Engine::load refuses the program (check_v1model)
     p_.not_v1model.emplace_back(LoadCode::kDanglingRef,
                                 "program has no parser named 'parser' (simple_switch runs that one" + others(parsers) + ")");
     return;
@@ -232,7 +232,7 @@ void Loader::load_deparser() {
   for (const Json& dj : deparsers) name(dj, "deparser");
   const Json* dj = find_named(deparsers, "deparser");
   p_.deparser.name = "deparser";
-  if (dj == nullptr) {  // nothing emitted but the payload
+  if (dj == nullptr) {  // recorded; Engine::load refuses the program (check_v1model)
     p_.not_v1model.emplace_back(LoadCode::kDanglingRef,
                                 "program has no deparser named 'deparser' (simple_switch runs that one" + others(deparsers) +
                                     ")");

@@ -64,7 +64,8 @@ void Loader::load_pipelines() {
     else if (n == "egress") pj[1] = &pl;
     else unused += (unused.empty() ? "; not run: '" : ", '") + n + "'";
   }
-  // A missing pipeline is an empty one (no tables: the frame goes through untouched).
+  // A missing pipeline is recorded and read as an empty one, so the rest of the program is
+  // still checked; Engine::load then refuses the program (check_v1model).
   static const Json kEmpty = {{"init_table", nullptr}};
   for (int pi = 0; pi < 2; ++pi) {
     if (pj[pi] != nullptr) continue;

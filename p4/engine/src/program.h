@@ -489,10 +489,11 @@ struct Program {
   bool queueing_metadata = false;  // all four enq_/deq_ fields exist (simple_switch's rule)
   // What simple_switch requires and the program lacks (no parser 'parser', deparser
   // 'deparser', pipeline 'ingress' or 'egress'; no standard_metadata.egress_spec), in the
-  // order found. The device policy runs such a program with the missing block empty (nothing
-  // parsed, nothing emitted but the payload, no tables) and, without egress_spec, every frame
-  // to the other port; the v1model policy refuses it, as simple_switch does (Engine::load).
+  // order found. Every feature policy refuses such a program, naming each (Engine::load,
+  // check_v1model).
   std::vector<std::pair<LoadCode, std::string>> not_v1model;
+  // Where an action's first negative literal is, or empty (the ernic feature set refuses it).
+  std::string negative_literal_at;
 
   std::map<std::string, int> header_by_name, field_by_name, stack_by_name, union_by_name,
       union_stack_by_name, action_by_name, table_by_name, conditional_by_name,

@@ -28,10 +28,11 @@ std::unique_ptr<Engine> checked(std::unique_ptr<Engine> engine, LoadError* error
   return engine;
 }
 
-LoadOptions device_options() {
+LoadOptions device_options(FeaturePolicy features) {
   LoadOptions options;
   options.policy = PortPolicy::kDevice;
   options.externs = &device_externs();
+  options.features = features;
   return options;
 }
 
@@ -71,12 +72,12 @@ bool analyze_rdma_program(const Engine& engine, RdmaProgramInfo* info, LoadError
   return true;
 }
 
-std::unique_ptr<Engine> load_device_program(std::string_view json, LoadError* error) {
-  return checked(Engine::load(json, device_options(), error), error);
+std::unique_ptr<Engine> load_device_program(std::string_view json, LoadError* error, FeaturePolicy features) {
+  return checked(Engine::load(json, device_options(features), error), error);
 }
 
-std::unique_ptr<Engine> load_device_program_file(const std::string& path, LoadError* error) {
-  return checked(Engine::load_file(path, device_options(), error), error);
+std::unique_ptr<Engine> load_device_program_file(const std::string& path, LoadError* error, FeaturePolicy features) {
+  return checked(Engine::load_file(path, device_options(features), error), error);
 }
 
 }  // namespace dpusim::p4::rdma

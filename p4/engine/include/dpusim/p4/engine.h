@@ -14,6 +14,11 @@
 //              not have is a drop.
 //   kV1Model - bmv2 simple_switch's: ports 0..510, an unassigned egress_spec is port 0, 511
 //              drops. The STF runner uses it.
+//
+// Two feature policies say which of the engine's features a program may use (FeaturePolicy).
+// Under both, a program is a v1model program or is refused: one without v1model's parser,
+// deparser, ingress and egress pipelines or standard_metadata.egress_spec is refused naming
+// what it lacks (and PNA or PSA when it was written for one), never run with a block empty.
 #pragma once
 
 #include <cstddef>
@@ -36,6 +41,19 @@ inline constexpr std::uint32_t P4_PORT_HOST = 0;
 inline constexpr std::uint32_t P4_PORT_UPLINK = 1;
 
 enum class PortPolicy { kDevice, kV1Model };
+
+// The engine's feature policies:
+//   kErnic - exactly what the P4 engine of rocm-ernic runs (its guide, "Status" and "Loading
+//            a program"): "checksums and calculations; negative literals in actions; and
+//            counters, meters, registers and action profiles. Each is refused by name rather
+//            than ignored", and signed fields ("refused as a signed field anyway"). The ionic
+//            device's default.
+//   kBmv2  - everything the engine builds (bmv2 simple_switch's features): the default of the
+//            engine itself, of `p4 switch` and of the STF runner.
+enum class FeaturePolicy { kErnic, kBmv2 };
+inline constexpr FeaturePolicy kFeaturePolicies[] = {FeaturePolicy::kErnic, FeaturePolicy::kBmv2};
+const char* feature_policy_name(FeaturePolicy policy);  // "ernic", "bmv2"
+bool feature_policy_from_name(const std::string& name, FeaturePolicy* policy);
 
 // Why a frame was not forwarded.
 enum class DropReason {
@@ -139,6 +157,7 @@ struct ObjectDesc {
 struct LoadOptions {
   PortPolicy policy = PortPolicy::kDevice;
   const ExternRegistry* externs = nullptr;  // extern types a program may use (none: refused)
+  FeaturePolicy features = FeaturePolicy::kBmv2;
 };
 
 class Engine {
@@ -202,6 +221,7 @@ class Engine {
   const Stats& stats() const;
   Stats& mutable_stats();  // for the attachment's own counters (to_guest, egress_errors...)
   PortPolicy policy() const;
+  FeaturePolicy features() const;
   // "<program>: N headers, N tables (N exact, N lpm, N ternary), N actions, ..." on one line.
   std::string summary() const;
   // Tables in the JSON's order, ingress first.

@@ -28,9 +28,13 @@ inline constexpr const char* kRdmaMetadataHeader = "rdma_metadata";
 // The extern types of the ionic target: fp8_unit. One registry for the process; immutable.
 const ExternRegistry& device_externs();
 
-// Loads a program as the device does: PortPolicy::kDevice, device_externs(), the rules above.
-std::unique_ptr<Engine> load_device_program(std::string_view json, LoadError* error);
-std::unique_ptr<Engine> load_device_program_file(const std::string& path, LoadError* error);
+// Loads a program as the device does: PortPolicy::kDevice, device_externs(), the rules above,
+// and a feature policy: the device's default is rocm-ernic's (FeaturePolicy::kErnic); a slot's
+// "p4-features": "bmv2" opts it into everything the engine builds.
+std::unique_ptr<Engine> load_device_program(std::string_view json, LoadError* error,
+                                            FeaturePolicy features = FeaturePolicy::kErnic);
+std::unique_ptr<Engine> load_device_program_file(const std::string& path, LoadError* error,
+                                                 FeaturePolicy features = FeaturePolicy::kErnic);
 
 // What the RDMA path needs of a loaded program: whether it is an RDMA program, and the handle
 // of each rdma_metadata field it declares (-1 for one it does not).
