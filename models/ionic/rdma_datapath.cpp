@@ -67,7 +67,8 @@ void RdmaEngine::sq_next(uint32_t qid) {
     Qp* q = live_qp(qid, gen);
     if (!q) return;
     Qp& qp = *q;
-    const uint32_t stride = std::min<uint32_t>(1u << qp.sq_stride_log2, 256);
+    // Up to 32 SGEs, as many as the stride holds (rdma_fw.h): never more than that is read.
+    const uint32_t stride = std::min<uint32_t>(1u << qp.sq_stride_log2, IONIC_V1_WQE_MAX_READ);
     std::vector<BusRun> runs;
     auto next = [this, qid, gen] {
       Qp* q = live_qp(qid, gen);
@@ -304,7 +305,7 @@ void RdmaEngine::deliver_recv(uint32_t dst_qp, uint32_t src_qp, std::shared_ptr<
   auto it = qps_.find(dst_qp);
   if (it == qps_.end() || it->second.rq_cons == it->second.rq_prod) return done(false);
   Qp& dq = it->second;
-  const uint32_t stride = std::min<uint32_t>(1u << dq.rq_stride_log2, 256);
+  const uint32_t stride = std::min<uint32_t>(1u << dq.rq_stride_log2, IONIC_V1_WQE_MAX_READ);
   std::vector<BusRun> runs;
   if (!buf_runs(dq.rq, uint64_t(dq.rq_cons % dq.rq_depth) << dq.rq_stride_log2, stride, &runs)) return done(false);
   ++dq.rq_cons;

@@ -211,7 +211,7 @@ bool parse_roce_template(const uint8_t* hdr, size_t len, RoceDest* out, std::str
 
 Wqe decode_wqe(const uint8_t* w, uint32_t stride) {
   Wqe q;
-  uint8_t buf[256] = {};
+  uint8_t buf[IONIC_V1_WQE_MAX_READ] = {};
   std::memcpy(buf, w, std::min<uint32_t>(stride, sizeof buf));
   q.id = get_le64(buf + WQE_ID);
   q.op = buf[WQE_OP];

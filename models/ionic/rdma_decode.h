@@ -122,12 +122,13 @@ struct Wqe {
   Sge atomic_sge;
   uint64_t mr_va = 0, mr_length = 0;
   BufDesc mr_buf;
-  std::vector<Sge> sgl;           // at most min(num_sge, (stride - 32) / 16, 32) entries
+  std::vector<Sge> sgl;           // at most min(num_sge, (stride - 32) / 16, 32) entries: "at
+                                  // most 32, and no more than the stride allows" (rocm-ernic)
   bool signaled() const { return flags & IONIC_V1_FLAG_SIG; }
   bool inline_data() const { return flags & IONIC_V1_FLAG_INL; }
 };
-// Decodes a work request of `stride` bytes (the bytes read, at most 256). For an inline send
-// the data is the payload area itself and sgl is left empty.
+// Decodes a work request of `stride` bytes (the bytes read: at most IONIC_V1_WQE_MAX_READ are
+// looked at). For an inline send the data is the payload area itself and sgl is left empty.
 Wqe decode_wqe(const uint8_t* wqe, uint32_t stride);
 uint64_t sgl_total(const std::vector<Sge>& sgl);
 

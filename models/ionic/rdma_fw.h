@@ -145,6 +145,9 @@ inline constexpr uint32_t WQE_REG_MR_MIN_BYTES = 56;
 inline constexpr uint32_t WQE_PAYLOAD = 32;          // SGEs, or inline data
 inline constexpr uint32_t IONIC_V1_SGE_BYTES = 16;   // be64 va, be32 len, be32 lkey
 inline constexpr unsigned IONIC_V1_MAX_SGE = 32;
+// The most of a WQE the device reads: the header and body, then 32 SGEs (a stride of 2^9 holds
+// (512 - 32) / 16 = 30 of them, 2^10 and above all 32). The rest of a wider stride is unused.
+inline constexpr uint32_t IONIC_V1_WQE_MAX_READ = WQE_PAYLOAD + IONIC_V1_MAX_SGE * IONIC_V1_SGE_BYTES;  // 544
 inline constexpr uint16_t IONIC_V1_FLAG_INL = 0x0004;
 inline constexpr uint16_t IONIC_V1_FLAG_SIG = 0x0008;
 inline constexpr uint32_t IONIC_DMA_LKEY = 0;        // the va is a bus address (local only)

@@ -1,8 +1,6 @@
 // The engine as a function: the device's port model and v1model's, the end-of-ingress and
 // end-of-egress decisions, frame bounds, statistics, the metadata-only run and externs.
 // Programs are tests/data/p4/minimal_forward.json with RFC 6902 patches.
-#include <initializer_list>
-
 #include <nlohmann/json.hpp>
 
 #include "dpusim/p4/limits.h"
@@ -15,13 +13,7 @@ using Json = nlohmann::json;
 
 Json field(const char* h, const char* f) { return {{"type", "field"}, {"value", {h, f}}}; }
 Json hexstr(const char* v) { return {{"type", "hexstr"}, {"value", v}}; }
-// The parameters pushed one by one: a braced list of one JSON value is a copy of it for one
-// compiler and a one-element array for another (nlohmann's brace-initialisation caveat).
-Json prim(const char* op, std::initializer_list<Json> params) {
-  Json list = Json::array();
-  for (const Json& p : params) list.push_back(p);
-  return {{"op", op}, {"parameters", list}};
-}
+Json prim(const char* op, Json params) { return {{"op", op}, {"parameters", params}}; }
 Json std_meta() { return {{"type", "header"}, {"value", "standard_metadata"}}; }
 
 // minimal_forward.json with ingress.forward's body, ingress.fwd's default action and an

@@ -1,0 +1,92 @@
+"""The ionic NIC's RDMA datapath held to rocm-ernic's documented behaviour, one rule per test,
+each quoting the sentence it holds: the SGEs a work request carries, when the P4 program runs,
+which send work requests run it, and the completions of UD."""
+from dpusim.drivers.ionic_rdma import QTYPE_SQ, IonicRdma, Sge
+from dpusim.testing import run_ok
+from ionic_util import bring_up, ionic_platform
+from rdma_util import sequence
+
+
+def pieces(mr, count, first=3, step=1, gap=5):
+    """`count` SGEs of `mr` of lengths first, first + step, ... with `gap` bytes between them."""
+    out, at = [], 0
+    for i in range(count):
+        n = first + i * step
+        out.append(mr.sge(at, n))
+        at += n + gap
+    return out
+
+
+def gathered(host, mr, sges):
+    return b"".join(host.read(mr.buf + (s.addr - mr.addr), s.length) for s in sges)
+
+
+def test_a_wqe_carries_up_to_32_sges_as_the_stride_allows():
+    # rocm-ernic (ionic_v1_wqe): "SGEs | from @32, 16 B each: be64 va, be32 len, be32 lkey; at
+    # most 32, and no more than the stride allows". A WQE of stride 2^9 holds (512 - 32) / 16 =
+    # 30 of them, one of 2^10 all 32.
+    async def scenario(sim):
+        _, (nic,) = await bring_up(sim)
+        r = await IonicRdma(nic).probe()
+        h = sim.host
+        cq = await r.create_cq(64)
+        qp = await r.create_qp(cq, cq, sq_stride_log2=9, rq_stride_log2=9)
+        await r.connect(qp, qp.id)
+        src, dst, rcv = await r.reg_mr(4096), await r.reg_mr(4096), await r.reg_mr(4096)
+        h.write(src.buf, sequence(4096, 29))
+        out = {}
+
+        # A 16-SGE RDMA WRITE: every byte of the 16 pieces lands, in order.
+        sges = pieces(src, 16)                       # 3 + 4 + ... + 18 = 168 bytes
+        await r.post_send(qp, "RDMA_WRITE", sges, wr_id=1, remote_addr=dst.addr + 7, rkey=dst.rkey)
+        out["write"] = [(w.wr_id, w.status) for w in await r.wait(cq, 1)]
+        out["write bytes"] = h.read(dst.buf + 7, 168) == gathered(h, src, sges)
+        out["write past"] = h.read(dst.buf + 7 + 168, 8)
+
+        # A 16-SGE SEND into a 16-SGE receive: gathered and scattered whole.
+        landing = pieces(rcv, 16, first=10, step=2)   # 10 + 12 + ... + 40 = 400 bytes
+        await r.post_recv(qp, landing, wr_id=2)
+        await r.post_send(qp, "SEND", sges, wr_id=3)
+        wcs = sorted(await r.wait(cq, 2), key=lambda w: w.wr_id)
+        out["send"] = [(w.wr_id, w.status, w.byte_len) for w in wcs]
+        message = gathered(h, src, sges)
+        got, left = b"", 168
+        for s in landing:
+            n = min(s.length, left)
+            got += h.read(rcv.buf + (s.addr - rcv.addr), n)
+            left -= n
+        out["send bytes"] = got == message
+
+        # The limit: a WQE at stride 2^9 whose count says 31 has room for 30; the device reads
+        # the 30 and nothing of the next slot.
+        ones = [src.sge(i * 2, 1) for i in range(30)]
+        await r.post_recv(qp, [rcv.sge(0, 64)], wr_id=4)
+        slot = qp.sq_head % qp.sq_depth
+        r._write_send(qp, "SEND", ones, wr_id=5)
+        h.write(qp.sq_ring + slot * qp.sq_stride + 9, bytes([31]))    # num_sge_key
+        await r.doorbell(QTYPE_SQ, qp.id, qp.sq_head % qp.sq_depth)
+        wcs = sorted(await r.wait(cq, 2), key=lambda w: w.wr_id)
+        out["31 at 2^9"] = [(w.wr_id, w.status, w.byte_len) for w in wcs]
+        out["31 at 2^9 bytes"] = h.read(rcv.buf, 30) == gathered(h, src, ones)
+
+        # At stride 2^10 the room is 62: 33 SGEs in the WQE, the device takes 32.
+        wide = await r.create_qp(cq, cq, sq_stride_log2=10)
+        await r.connect(wide, wide.id)
+        more = [src.sge(i * 2, 1) for i in range(33)]
+        await r.post_recv(wide, [rcv.sge(0, 64)], wr_id=6)
+        await r.post_send(wide, "SEND", more, wr_id=7)
+        wcs = sorted(await r.wait(cq, 2), key=lambda w: w.wr_id)
+        out["33 at 2^10"] = [(w.wr_id, w.status, w.byte_len) for w in wcs]
+        out["33 at 2^10 bytes"] = h.read(rcv.buf, 32) == gathered(h, src, more[:32])
+        return out
+
+    out = run_ok(scenario, ionic_platform({})).result
+    assert out["write"] == [(1, "OK")]
+    assert out["write bytes"] is True
+    assert out["write past"] == bytes(8)
+    assert out["send"] == [(2, "OK", 168), (3, "OK", 0)]
+    assert out["send bytes"] is True
+    assert out["31 at 2^9"] == [(4, "OK", 30), (5, "OK", 0)]
+    assert out["31 at 2^9 bytes"] is True
+    assert out["33 at 2^10"] == [(6, "OK", 32), (7, "OK", 0)]
+    assert out["33 at 2^10 bytes"] is True
