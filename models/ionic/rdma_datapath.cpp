@@ -139,10 +139,28 @@ void RdmaEngine::finish(WorkPtr w, uint8_t status) {
   w->next();
 }
 
-// The work request's own memory first: every local SGE resolves, and the source bytes of a
-// SEND or WRITE are gathered (which the P4 path and the dispatch both use).
+// The work request's own memory first, so that "a program never sees an operation that is
+// already a protection error" (the rocm-ernic P4 engine guide): every local SGE resolves, and
+// the source bytes of a SEND or WRITE are gathered (which the P4 path and the dispatch both
+// use); where a READ's response or an atomic's old value will land is resolved too.
 void RdmaEngine::after_checks(WorkPtr w) {
-  if (!sends_data(w->wqe.op)) return decide(w);
+  const Wqe& q = w->wqe;
+  if (q.op == IONIC_V1_OP_RDMA_READ) {
+    uint64_t left = q.length;
+    for (const Sge& s : w->src) {
+      const uint64_t n = std::min<uint64_t>(s.len, left);
+      if (!mrs_.resolve(s.lkey, s.va, n, true, &w->landing)) return finish(w, IONIC_STS_LOCAL_PROT_ERR);
+      left -= n;
+    }
+    if (left) return finish(w, IONIC_STS_LOCAL_PROT_ERR);  // a scatter list shorter than the length
+    return decide(w);
+  }
+  if (q.op == IONIC_V1_OP_ATOMIC_CS || q.op == IONIC_V1_OP_ATOMIC_FA) {
+    if (!mrs_.resolve(q.atomic_sge.lkey, q.atomic_sge.va, 8, true, &w->landing))
+      return finish(w, IONIC_STS_LOCAL_PROT_ERR);
+    return decide(w);
+  }
+  if (!sends_data(q.op)) return decide(w);
   std::vector<BusRun> runs;
   std::vector<size_t> ends;
   for (const Sge& s : w->src) {
@@ -158,6 +176,9 @@ void RdmaEngine::after_checks(WorkPtr w) {
     }
     counters_.bytes_moved += bytes.size();
     w->payload = std::make_shared<Bytes>(std::move(bytes));
+    // A write's gather list shorter than its length: the local side failed.
+    const bool write = w->wqe.op == IONIC_V1_OP_RDMA_WRITE || w->wqe.op == IONIC_V1_OP_RDMA_WRITE_IMM;
+    if (write && w->payload->size() < w->wqe.length) return finish(w, IONIC_STS_LOCAL_PROT_ERR);
     decide(w);
   });
 }
@@ -252,8 +273,6 @@ void RdmaEngine::dispatch_local(WorkPtr w) {
       std::vector<BusRun> remote_runs;
       if (!mrs_.resolve(q.rkey, q.remote_va, q.length, true, &remote_runs)) return finish(w, IONIC_STS_REMOTE_ACC_ERR);
       if (q.op != IONIC_V1_OP_RDMA_READ) {
-        // A gather list shorter than the length: the local side failed.
-        if (w->payload->size() < q.length) return finish(w, IONIC_STS_LOCAL_PROT_ERR);
         dma_scatter(env_.device.dma(), remote_runs, w->payload->data());
         if (q.op == IONIC_V1_OP_RDMA_WRITE) return finish(w, IONIC_STS_OK);
         // WRITE_IMM consumes a receive and scatters nothing into it.
@@ -262,27 +281,18 @@ void RdmaEngine::dispatch_local(WorkPtr w) {
         return deliver_recv(dst, w->qid, nullptr, q.length, IONIC_V1_CQE_RECV_OP_RDMA_IMM, q.imm_key,
                             [this, w](bool) { finish(w, IONIC_STS_OK); });
       }
-      std::vector<BusRun> local;
-      uint64_t left = q.length;
-      for (const Sge& s : w->src) {
-        const uint64_t n = std::min<uint64_t>(s.len, left);
-        if (!mrs_.resolve(s.lkey, s.va, n, true, &local)) return finish(w, IONIC_STS_LOCAL_PROT_ERR);
-        left -= n;
-      }
-      if (left) return finish(w, IONIC_STS_LOCAL_PROT_ERR);
-      return dma_gather(env_.device.dma(), std::move(remote_runs), [this, w, local](Bytes bytes, bool ok) {
+      return dma_gather(env_.device.dma(), std::move(remote_runs), [this, w](Bytes bytes, bool ok) {
         if (!ok) return finish(w, IONIC_STS_REMOTE_ACC_ERR);
-        dma_scatter(env_.device.dma(), local, bytes.data());
+        dma_scatter(env_.device.dma(), w->landing, bytes.data());
         counters_.bytes_moved += bytes.size();
         finish(w, IONIC_STS_OK);
       });
     }
     case IONIC_V1_OP_ATOMIC_CS:
     case IONIC_V1_OP_ATOMIC_FA: {
-      std::vector<BusRun> remote_runs, local;
+      std::vector<BusRun> remote_runs;
       if (!mrs_.resolve(q.rkey, q.remote_va, 8, true, &remote_runs)) return finish(w, IONIC_STS_REMOTE_ACC_ERR);
-      if (!mrs_.resolve(q.atomic_sge.lkey, q.atomic_sge.va, 8, true, &local)) return finish(w, IONIC_STS_LOCAL_PROT_ERR);
-      return dma_gather(env_.device.dma(), remote_runs, [this, w, remote_runs, local](Bytes old, bool ok) {
+      return dma_gather(env_.device.dma(), remote_runs, [this, w, remote_runs](Bytes old, bool ok) {
         if (!ok) return finish(w, IONIC_STS_REMOTE_ACC_ERR);
         // Eight bytes in host order (the driver undoes the wire's byte order).
         const uint64_t v = get_le64(old.data());
@@ -291,7 +301,7 @@ void RdmaEngine::dispatch_local(WorkPtr w) {
         uint8_t out[8];
         put_le64(out, nv);
         dma_scatter(env_.device.dma(), remote_runs, out);
-        dma_scatter(env_.device.dma(), local, old.data());
+        dma_scatter(env_.device.dma(), w->landing, old.data());
         finish(w, IONIC_STS_OK);
       });
     }

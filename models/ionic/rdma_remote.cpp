@@ -106,7 +106,6 @@ void RdmaEngine::post_remote(WorkPtr w) {
     payload = w->payload->data();
     payload_len = w->payload->size();
   } else if (h.op == IONIC_WIRE_WRITE || h.op == IONIC_WIRE_WRITE_IMM) {
-    if (w->payload->size() < q.length) return finish(w, IONIC_STS_LOCAL_PROT_ERR);
     h.rkey = q.rkey;
     h.remote_va = q.remote_va;
     h.length = q.length;
@@ -116,13 +115,7 @@ void RdmaEngine::post_remote(WorkPtr w) {
     h.rkey = q.rkey;
     h.remote_va = q.remote_va;
     h.length = q.length;
-    uint64_t left = q.length;
-    for (const Sge& s : w->src) {  // where the response lands, checked before anything is sent
-      const uint64_t n = std::min<uint64_t>(s.len, left);
-      if (!mrs_.resolve(s.lkey, s.va, n, true, &p->landing)) return finish(w, IONIC_STS_LOCAL_PROT_ERR);
-      left -= n;
-    }
-    if (left) return finish(w, IONIC_STS_LOCAL_PROT_ERR);
+    p->landing = w->landing;  // where the response lands, resolved before the program ran
     p->length = q.length;
   } else {
     h.atomic_cs = q.op == IONIC_V1_OP_ATOMIC_CS;
@@ -131,8 +124,7 @@ void RdmaEngine::post_remote(WorkPtr w) {
     h.swap_add = q.swap_add;
     h.compare = q.compare;
     h.length = 8;
-    if (!mrs_.resolve(q.atomic_sge.lkey, q.atomic_sge.va, 8, true, &p->landing))
-      return finish(w, IONIC_STS_LOCAL_PROT_ERR);
+    p->landing = w->landing;
     p->length = 8;
   }
   if (pending_.size() >= IONIC_MAX_PENDING || payload_len > IONIC_WIRE_MAX_PAYLOAD) {

@@ -23,6 +23,7 @@ struct RdmaEngine::Work {
   std::vector<Sge> src;                         // the local gather list (inline: one lkey-0 SGE)
   std::vector<std::vector<uint8_t>> sge_bytes;  // each SGE's bytes, gathered (SEND and WRITE)
   std::shared_ptr<Bytes> payload;               // the message: the SGEs' bytes in order
+  std::vector<BusRun> landing;                  // READ and atomics: where the answer lands
 };
 
 // A request that arrived from a peer, held while its destination QP has no receive.

@@ -1,9 +1,10 @@
 """The ionic NIC's RDMA datapath held to rocm-ernic's documented behaviour, one rule per test,
 each quoting the sentence it holds: the SGEs a work request carries, when the P4 program runs,
 which send work requests run it, and the completions of UD."""
-from dpusim.drivers.ionic_rdma import QTYPE_SQ, IonicRdma, Sge
+from dpusim.drivers.ionic_p4 import IonicP4
+from dpusim.drivers.ionic_rdma import QTYPE_SQ, IonicRdma
 from dpusim.testing import run_ok
-from ionic_util import bring_up, ionic_platform
+from ionic_util import bring_up, ionic_platform, program
 from rdma_util import sequence
 
 
@@ -90,3 +91,55 @@ def test_a_wqe_carries_up_to_32_sges_as_the_stride_allows():
     assert out["31 at 2^9 bytes"] is True
     assert out["33 at 2^10"] == [(6, "OK", 32), (7, "OK", 0)]
     assert out["33 at 2^10 bytes"] is True
+
+
+def deny(opcode):
+    """fp8_policy.json's entry denying one opcode."""
+    return {"type": "INSERT", "table": "ingress.rdma_policy",
+            "match": [{"field": "meta.rdma_metadata.opcode", "value": str(opcode)}], "action": "ingress.deny",
+            "params": {}}
+
+
+def denial_lines(res):
+    return [e["msg"] for e in res.events("log", path="ep0") if "denied work request" in e["msg"]]
+
+
+def test_the_program_sees_a_request_only_after_its_own_memory_checks():
+    # The rocm-ernic P4 engine guide: "The RDMA data path runs the pipeline for every send work
+    # request, after the request's own memory has been checked and before it is dispatched, so a
+    # program never sees an operation that is already a protection error." A READ or an atomic
+    # whose local SGE names no region is LOCAL_PROT_ERR under a deny entry for its opcode.
+    async def scenario(sim):
+        _, (nic,) = await bring_up(sim)
+        r = await IonicRdma(nic).probe()
+        await IonicP4(nic, claim="write").update([deny(3), deny(6), deny(7)])
+        cq = await r.create_cq(64)
+        mr = await r.reg_mr(4096)
+        bad = mr.sge(128, 8)
+        bad.lkey = 0x77000077
+        out = {}
+
+        async def one(name, op, sge, **kw):
+            qp = await r.create_qp(cq, cq)      # a fresh QP each: an error flushes its QP
+            await r.connect(qp, qp.id)
+            await r.post_send(qp, op, [sge], wr_id=len(out), remote_addr=mr.addr, rkey=mr.rkey, **kw)
+            out[name] = [(w.wr_id, w.status) for w in await r.wait(cq, 1)]
+
+        await one("READ, bad lkey", "RDMA_READ", bad)
+        await one("ATOMIC_FA, bad lkey", "ATOMIC_FA", bad, swap_add=1)
+        await one("ATOMIC_CS, bad lkey", "ATOMIC_CS", bad, compare=0, swap_add=1)
+        short = mr.sge(128, 8)
+        await one("READ, scatter list shorter than the length", "RDMA_READ", short, length=16)
+        await one("READ", "RDMA_READ", mr.sge(128, 8))
+        await one("ATOMIC_FA", "ATOMIC_FA", mr.sge(128, 8), swap_add=1)
+        return out
+
+    res = run_ok(scenario, ionic_platform({"p4-program": program("fp8_policy.json"), "p4-guest-scope": "write"}))
+    assert res.result == {"READ, bad lkey": [(0, "LOCAL_PROT_ERR")], "ATOMIC_FA, bad lkey": [(1, "LOCAL_PROT_ERR")],
+                          "ATOMIC_CS, bad lkey": [(2, "LOCAL_PROT_ERR")],
+                          "READ, scatter list shorter than the length": [(3, "LOCAL_PROT_ERR")],
+                          "READ": [(4, "LOCAL_QP_OPER_ERR")], "ATOMIC_FA": [(5, "LOCAL_QP_OPER_ERR")]}
+    # The program ran for the two whose memory was good, and denied them; never for the others.
+    assert [(e["op"], e["action"]) for e in res.events("rdma_p4", path="ep0")] == [("RDMA_READ", "deny"),
+                                                                                   ("ATOMIC_FA", "deny")]
+    assert len(denial_lines(res)) == 2
