@@ -67,9 +67,12 @@ void RdmaEngine::post_npg(uint32_t cq_id, uint32_t qid, uint64_t wqe_id, uint8_t
   post_cqe(cq_id, body, status, IONIC_V1_CQE_TYPE_SEND_NPG, qid, status != IONIC_STS_OK);
 }
 
-void RdmaEngine::post_send_completion(Qp& qp, uint32_t qid, const Wqe& wqe, uint8_t status) {
+void RdmaEngine::post_send_completion(Qp& qp, uint32_t qid, const Wqe& wqe, uint8_t status, bool always) {
   env_.ctx.event(env_.path, events::rdma_wc).u64("qp", qid).str("op", p4::rdma::ionic_op_name(wqe.op))
       .u64("wqe_id", wqe.id).str("status", ionic_wc_status_name(status));
+  // "REG_MR and LOCAL_INV: always an NPG CQE" (rocm-ernic), on any QP type.
+  if (wqe.op == p4::rdma::IONIC_V1_OP_REG_MR || wqe.op == p4::rdma::IONIC_V1_OP_LOCAL_INV)
+    return post_npg(qp.sq_cq, qid, wqe.id, status);
   // RC and UC retire every WQE by a running MSN (from 1), signalled or not, errors included;
   // UD and GSI post a completion by SQ index only when signalled (or to report an error).
   if (qp.rc_like()) return post_msn(qp.sq_cq, qid, ++qp.msn, status);

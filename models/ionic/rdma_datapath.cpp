@@ -21,6 +21,8 @@ using namespace p4::rdma;
 
 namespace {
 
+bool is_local_op(uint8_t op) { return op == IONIC_V1_OP_REG_MR || op == IONIC_V1_OP_LOCAL_INV; }
+
 bool sends_data(uint8_t op) {
   return op == IONIC_V1_OP_SEND || op == IONIC_V1_OP_SEND_IMM || op == IONIC_V1_OP_SEND_INV ||
          op == IONIC_V1_OP_RDMA_WRITE || op == IONIC_V1_OP_RDMA_WRITE_IMM;
@@ -93,30 +95,9 @@ void RdmaEngine::sq_next(uint32_t qid) {
 }
 
 void RdmaEngine::execute(uint32_t qid, uint64_t gen, const Wqe& wqe, uint64_t wqe_bus, std::function<void()> next) {
-  Qp& qp = *live_qp(qid, gen);  // the caller checked
   ++counters_.wqes;
   env_.ctx.event(env_.path, events::rdma_wqe).u64("qp", qid).str("op", ionic_op_name(wqe.op)).u64("wqe_id", wqe.id)
       .boolean("signaled", wqe.signaled());
-  // Local operations: never on the wire, always completed by SQ index.
-  if (wqe.op == IONIC_V1_OP_LOCAL_INV) {
-    mrs_.remove(wqe.imm_key);
-    post_npg(qp.sq_cq, qid, wqe.id, IONIC_STS_OK);
-    return next();
-  }
-  if (wqe.op == IONIC_V1_OP_REG_MR) {
-    if ((1u << qp.sq_stride_log2) < WQE_REG_MR_MIN_BYTES) {
-      env_.ctx.event(env_.path, "rdma_mr_refused").hex("key", wqe.imm_key).str("reason", "REG_MR WQE truncated");
-      post_npg(qp.sq_cq, qid, wqe.id, IONIC_STS_OK);
-      return next();
-    }
-    mrs_.drop_rotations(wqe.imm_key);
-    return load_buf(wqe.mr_buf, wqe.mr_va, [this, qid, gen, wqe, next](bool ok, GuestBuf buf, std::string why) {
-      if (ok) mrs_.put(MemRegion{wqe.imm_key, wqe.mr_va, wqe.mr_length, 0x0fff, std::move(buf)});
-      else env_.ctx.event(env_.path, "rdma_mr_refused").hex("key", wqe.imm_key).str("reason", why);
-      if (Qp* q = live_qp(qid, gen)) post_npg(q->sq_cq, qid, wqe.id, IONIC_STS_OK);
-      next();
-    });
-  }
   auto w = std::make_shared<Work>();
   w->qid = qid;
   w->gen = gen;
@@ -134,9 +115,41 @@ void RdmaEngine::execute(uint32_t qid, uint64_t gen, const Wqe& wqe, uint64_t wq
   after_checks(w);
 }
 
-void RdmaEngine::finish(WorkPtr w, uint8_t status) {
-  if (Qp* qp = live_qp(w->qid, w->gen)) post_send_completion(*qp, w->qid, w->wqe, status);
+void RdmaEngine::finish(WorkPtr w, uint8_t status, bool always) {
+  if (Qp* qp = live_qp(w->qid, w->gen)) post_send_completion(*qp, w->qid, w->wqe, status, always);
   w->next();
+}
+
+// REG_MR and LOCAL_INV, once the program let them through: never on the wire, always completed
+// by SQ index.
+void RdmaEngine::local_op(WorkPtr w) {
+  const Wqe& wqe = w->wqe;
+  const Qp& qp = *live_qp(w->qid, w->gen);  // decide() checked
+  if (wqe.op == IONIC_V1_OP_LOCAL_INV) {
+    mrs_.remove(wqe.imm_key);
+    post_npg(qp.sq_cq, w->qid, wqe.id, IONIC_STS_OK);
+    return w->next();
+  }
+  if ((1u << qp.sq_stride_log2) < WQE_REG_MR_MIN_BYTES) {
+    env_.ctx.event(env_.path, "rdma_mr_refused").hex("key", wqe.imm_key).str("reason", "REG_MR WQE truncated");
+    post_npg(qp.sq_cq, w->qid, wqe.id, IONIC_STS_OK);
+    return w->next();
+  }
+  mrs_.drop_rotations(wqe.imm_key);
+  load_buf(wqe.mr_buf, wqe.mr_va, [this, w](bool ok, GuestBuf buf, std::string why) {
+    const Wqe& wqe = w->wqe;
+    if (ok) mrs_.put(MemRegion{wqe.imm_key, wqe.mr_va, wqe.mr_length, 0x0fff, std::move(buf)});
+    else env_.ctx.event(env_.path, "rdma_mr_refused").hex("key", wqe.imm_key).str("reason", why);
+    if (Qp* q = live_qp(w->qid, w->gen)) post_npg(q->sq_cq, w->qid, wqe.id, IONIC_STS_OK);
+    w->next();
+  });
+}
+
+// Where a request the program let through goes: the local operations here, the rest to the
+// peer node or to this one.
+void RdmaEngine::dispatch(WorkPtr w) {
+  if (is_local_op(w->wqe.op)) return local_op(w);
+  return remote(*live_qp(w->qid, w->gen)) ? post_remote(w) : dispatch_local(w);
 }
 
 // The work request's own memory first, so that "a program never sees an operation that is
@@ -204,20 +217,23 @@ void RdmaEngine::decide_now(WorkPtr w) {
   const Qp* live = live_qp(w->qid, w->gen);
   if (!live) return;  // the QP is gone, and its chain of work with it
   const Qp& qp = *live;
-  if (!path_->has_rdma_program()) return remote(qp) ? post_remote(w) : dispatch_local(w);
+  if (!path_->has_rdma_program()) return dispatch(w);
+  // REG_MR and LOCAL_INV are send work requests too: the program sees their key (imm_data, the
+  // WQE's imm_data_key) and REG_MR's length; they name no remote memory.
+  const bool local = is_local_op(w->wqe.op);
   SendWr wr;
   wr.opcode = w->wqe.op;
   wr.qp_num = w->qid;
-  wr.length = w->wqe.length;
+  wr.length = w->wqe.op == IONIC_V1_OP_REG_MR ? uint32_t(w->wqe.mr_length) : local ? 0 : w->wqe.length;
   wr.imm_data = w->wqe.imm_key;
-  wr.rkey = w->wqe.rkey;
-  wr.remote_addr = w->wqe.remote_va;
+  wr.rkey = local ? 0 : w->wqe.rkey;
+  wr.remote_addr = local ? 0 : w->wqe.remote_va;
   std::vector<StagedMemory::Staged> staged;
   for (size_t i = 0; i < w->src.size(); ++i) {
     wr.sgl.push_back(p4::rdma::Sge{w->src[i].va, w->src[i].len, w->src[i].lkey});
     if (i < w->sge_bytes.size()) staged.push_back({w->src[i].lkey, w->src[i].va, w->sge_bytes[i]});
   }
-  StagedMemory memory(mrs_, std::move(staged), remote(qp), w->wqe.rkey, w->wqe.remote_va);
+  StagedMemory memory(mrs_, std::move(staged), remote(qp), wr.rkey, wr.remote_addr);
   const Decision d = path_->post_send(wr, env_.ctx.local_ps(), memory);
   {
     auto e = env_.ctx.event(env_.path, events::rdma_p4);
@@ -226,12 +242,12 @@ void RdmaEngine::decide_now(WorkPtr w) {
   }
   switch (d.action) {
     case Action::kDispatch:
-      return remote(qp) ? post_remote(w) : dispatch_local(w);
-    case Action::kDeny:
+      return dispatch(w);
+    case Action::kDeny:  // completed whether or not it was signalled, UD included (the guide)
       ++counters_.denied;
-      return finish(w, IONIC_STS_LOCAL_QP_OPER_ERR);
+      return finish(w, IONIC_STS_LOCAL_QP_OPER_ERR, d.completes(false));
     case Action::kFail:
-      return finish(w, ionic_status_of(d.status));
+      return finish(w, ionic_status_of(d.status), d.completes(false));
     case Action::kDone:
       // The fp8 unit's results, by DMA into the destination region.
       for (const StagedMemory::Write& wr : memory.writes()) {

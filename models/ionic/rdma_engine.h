@@ -171,7 +171,9 @@ class RdmaEngine : public net::MeshEnd {
   bool node_of(const std::array<uint8_t, 16>& gid, uint32_t* node) const;
   // rdma_cq.cpp: completions.
   void post_cqe(uint32_t cq_id, const uint8_t* body24, uint32_t status_len, uint32_t type, uint32_t qid, bool error);
-  void post_send_completion(Qp& qp, uint32_t qid, const Wqe& wqe, uint8_t status);
+  // The send-side completion of a work request by rocm-ernic's rules; `always`: completed even
+  // where they write nothing for an unsignalled one (a refusal by the P4 program).
+  void post_send_completion(Qp& qp, uint32_t qid, const Wqe& wqe, uint8_t status, bool always = false);
   void post_npg(uint32_t cq_id, uint32_t qid, uint64_t wqe_id, uint8_t status);
   void post_msn(uint32_t cq_id, uint32_t qid, uint32_t msn, uint8_t status);
   void cq_doorbell(uint32_t qid, uint8_t ring, uint16_t p_index);
@@ -185,8 +187,11 @@ class RdmaEngine : public net::MeshEnd {
   void decide(WorkPtr w);
   void decide_now(WorkPtr w);
   void decision_thread();
+  void dispatch(WorkPtr w);
+  void local_op(WorkPtr w);
   void dispatch_local(WorkPtr w);
-  void finish(WorkPtr w, uint8_t status);
+  // Completes a work request (post_send_completion) and goes on to the SQ's next.
+  void finish(WorkPtr w, uint8_t status, bool always = false);
   // Delivers a message into the destination QP's next posted receive: done(delivered, copied).
   void deliver_recv(uint32_t dst_qp, uint32_t src_qp, std::shared_ptr<Bytes> payload, uint32_t byte_len,
                     uint8_t recv_op, uint32_t imm, std::function<void(bool delivered)> done);

@@ -143,3 +143,58 @@ def test_the_program_sees_a_request_only_after_its_own_memory_checks():
     assert [(e["op"], e["action"]) for e in res.events("rdma_p4", path="ep0")] == [("RDMA_READ", "deny"),
                                                                                    ("ATOMIC_FA", "deny")]
     assert len(denial_lines(res)) == 2
+
+
+def test_reg_mr_and_local_inv_run_the_program():
+    # The rocm-ernic P4 engine guide: "On the RDMA path it runs over every send work request";
+    # rocm-ernic: REG_MR and LOCAL_INV are send queue WQEs (ionic_v1_op 8 and 9), "REG_MR and
+    # LOCAL_INV: always an NPG CQE". A deny entry for either refuses it: LOCAL_QP_OPER_ERR, the
+    # key left as it was.
+    async def scenario(sim):
+        _, (nic,) = await bring_up(sim)
+        r = await IonicRdma(nic).probe()
+        p4 = IonicP4(nic, claim="write")
+        cq = await r.create_cq(64)
+        src = await r.reg_mr(4096)
+        sim.host.write(src.buf, b"0123456789")
+        out = {}
+
+        async def qp():
+            q = await r.create_qp(cq, cq)      # a fresh QP each: an error flushes its QP
+            await r.connect(q, q.id)
+            return q
+
+        async def write(name, rkey, addr):
+            await r.post_send(await qp(), "RDMA_WRITE", [src.sge(0, 10)], wr_id=len(out), remote_addr=addr, rkey=rkey)
+            out[name] = [(w.wr_id, w.status) for w in await r.wait(cq, 1)]
+
+        await p4.update([deny(8)])
+        other = sim.host.alloc(256, 64)
+        await r.post_reg_mr(await qp(), 0x42000042, 256, other, wr_id=len(out))
+        out["REG_MR denied"] = [(w.wr_id, w.status) for w in await r.wait(cq, 1)]
+        await write("write through the key REG_MR did not bind", 0x42000042, other)
+
+        dst = await r.reg_mr(256)               # CREATE_MR: an admin command, not a work request
+        await p4.update([deny(9)])
+        await r.post_send(await qp(), "LOCAL_INV", [], wr_id=len(out), key=dst.key)
+        out["LOCAL_INV denied"] = [(w.wr_id, w.status) for w in await r.wait(cq, 1)]
+        await write("write through the key LOCAL_INV did not remove", dst.rkey, dst.addr)
+        landed = sim.host.read(dst.buf, 10)
+        # The denials' CQEs are SEND_NPG (type 3) on this RC QP, with the error bit.
+        npg = [c for c in (sim.host.read(cq.ring + 32 * i, 32) for i in range(cq.depth))
+               if (c[31] >> 5) & 7 == 3]
+        return out, landed, [(c[31] >> 1) & 1 for c in npg]
+
+    res = run_ok(scenario, ionic_platform({"p4-program": program("fp8_policy.json"), "p4-guest-scope": "write"}))
+    out, landed, npg_errors = res.result
+    assert out == {"REG_MR denied": [(0, "LOCAL_QP_OPER_ERR")],
+                   "write through the key REG_MR did not bind": [(1, "REMOTE_ACC_ERR")],
+                   "LOCAL_INV denied": [(2, "LOCAL_QP_OPER_ERR")],
+                   "write through the key LOCAL_INV did not remove": [(3, "OK")]}
+    assert landed == b"0123456789"
+    assert npg_errors == [1, 1]
+    assert [(e["op"], e["action"]) for e in res.events("rdma_p4", path="ep0")] == [
+        ("REG_MR", "deny"), ("RDMA_WRITE", "dispatch"), ("LOCAL_INV", "deny"), ("RDMA_WRITE", "dispatch")]
+    assert [line.split("P4 program ")[1] for line in denial_lines(res)] == [
+        "denied work request: qp=%d opcode=8 (REG_MR) length=256" % res.events("rdma_p4", path="ep0")[0]["qp"],
+        "denied work request: qp=%d opcode=9 (LOCAL_INV) length=0" % res.events("rdma_p4", path="ep0")[2]["qp"]]
