@@ -74,9 +74,10 @@ void RdmaEngine::post_send_completion(Qp& qp, uint32_t qid, const Wqe& wqe, uint
   if (wqe.op == p4::rdma::IONIC_V1_OP_REG_MR || wqe.op == p4::rdma::IONIC_V1_OP_LOCAL_INV)
     return post_npg(qp.sq_cq, qid, wqe.id, status);
   // RC and UC retire every WQE by a running MSN (from 1), signalled or not, errors included;
-  // UD and GSI post a completion by SQ index only when signalled (or to report an error).
+  // "UD/GSI: a SEND_NPG CQE only if SIG is set" (rocm-ernic), an error included, unless the
+  // request was refused by the P4 program (`always`).
   if (qp.rc_like()) return post_msn(qp.sq_cq, qid, ++qp.msn, status);
-  if (wqe.signaled() || status != IONIC_STS_OK) post_npg(qp.sq_cq, qid, wqe.id, status);
+  if (wqe.signaled() || always) post_npg(qp.sq_cq, qid, wqe.id, status);
 }
 
 }  // namespace dpusim::ionic

@@ -4,6 +4,7 @@ which send work requests run it, and the completions of UD."""
 from dpusim.drivers.ionic_p4 import IonicP4
 from dpusim.drivers.ionic_rdma import QTYPE_SQ, IonicRdma
 from dpusim.testing import run_ok
+from dpusim.units import us
 from ionic_util import bring_up, ionic_platform, program
 from rdma_util import sequence
 
@@ -198,3 +199,44 @@ def test_reg_mr_and_local_inv_run_the_program():
     assert [line.split("P4 program ")[1] for line in denial_lines(res)] == [
         "denied work request: qp=%d opcode=8 (REG_MR) length=256" % res.events("rdma_p4", path="ep0")[0]["qp"],
         "denied work request: qp=%d opcode=9 (LOCAL_INV) length=0" % res.events("rdma_p4", path="ep0")[2]["qp"]]
+
+
+def test_ud_writes_a_send_completion_only_if_signalled():
+    # rocm-ernic: "UD/GSI: a SEND_NPG CQE only if SIG is set", an error included: an unsignalled
+    # UD send with a bad lkey completes nothing, so the provider does not flush the next send,
+    # which the device executes. A P4 denial is the exception (the rocm-ernic P4 engine guide:
+    # the request "completes with a local QP operation error ... whether or not it was
+    # signalled ... so a UD send fails the same way as an RC operation").
+    async def scenario(sim):
+        _, (nic,) = await bring_up(sim)
+        r = await IonicRdma(nic).probe()
+        cq = await r.create_cq(64)
+        ud = await r.create_qp(cq, cq, qp_type="UD")
+        await r.connect(ud, ud.id)
+        mr = await r.reg_mr(4096)
+        sim.host.write(mr.buf, b"good")
+        bad = mr.sge(0, 4)
+        bad.lkey = 0x77000077
+        out = {}
+        await r.post_recv(ud, [mr.sge(1024, 64)], wr_id=10)
+        await r.post_recv(ud, [mr.sge(2048, 64)], wr_id=11)
+        await r.post_send(ud, "SEND", [bad], wr_id=12, signaled=False)
+        await r.post_send(ud, "SEND", [mr.sge(0, 4)], wr_id=13)
+        wcs = await r.wait(cq, 2)
+        await sim.sleep(us(50))
+        wcs += r.poll_cq(cq)
+        out["bad lkey unsignalled, then a good send"] = sorted((w.wr_id, w.status, w.byte_len) for w in wcs)
+        out["landed"] = sim.host.read(mr.buf + 1024, 4)
+        out["flushing"] = ud.flushing
+        await IonicP4(nic, claim="write").update([deny(0)])
+        await r.post_send(ud, "SEND", [mr.sge(0, 4)], wr_id=14, signaled=False)
+        out["denied unsignalled"] = [(w.wr_id, w.status) for w in await r.wait(cq, 1)]
+        return out
+
+    res = run_ok(scenario, ionic_platform({"p4-program": program("fp8_policy.json"), "p4-guest-scope": "write"}))
+    assert res.result == {"bad lkey unsignalled, then a good send": [(10, "OK", 4), (13, "OK", 0)],
+                          "landed": b"good", "flushing": False,
+                          "denied unsignalled": [(14, "LOCAL_QP_OPER_ERR")]}
+    # The device did fail the first send; it wrote no completion for it.
+    assert [(e["wqe_id"], e["status"]) for e in res.events("rdma_wc", path="ep0")] == [
+        (0, "LOCAL_PROT_ERR"), (1, "OK"), (2, "LOCAL_QP_OPER_ERR")]
