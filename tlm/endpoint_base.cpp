@@ -68,6 +68,15 @@ Msix& EndpointBase::add_msix(uint16_t cap, unsigned vectors, unsigned bar, uint6
   return *msix_;
 }
 
+void EndpointBase::require_whole_accesses(unsigned bar, const std::string& name) {
+  for (BarRegion& r : regions_)
+    if (r.bar == bar && r.name == name) {
+      r.whole_accesses = true;
+      return;
+    }
+  throw std::logic_error(std::string(this->name()) + ": BAR" + std::to_string(bar) + " has no region " + name);
+}
+
 const BarRegion* EndpointBase::region_at(unsigned bar, uint64_t offset) const {
   for (const BarRegion& r : regions_)
     if (r.bar == bar && offset >= r.offset && offset - r.offset < r.size) return &r;
@@ -121,6 +130,12 @@ void EndpointBase::serve_memory(const tlp::Header& h, std::vector<uint8_t> paylo
   const uint32_t count = request_byte_count(h);
   const auto hit = decode(first);
   if (!hit || hit->offset + count > bar_size(hit->bar)) return unsupported(h, "address in no enabled BAR");
+  for (const BarRegion& o : regions_) {
+    if (!o.whole_accesses || o.bar != hit->bar) continue;
+    const bool overlaps = hit->offset < o.offset + o.size && o.offset < hit->offset + count;
+    const bool inside = hit->offset >= o.offset && hit->offset - o.offset + count <= o.size;
+    if (overlaps && !inside) return unsupported(h, ("request straddles the boundary of " + o.name).c_str());
+  }
   const BarRegion* r = region_at(hit->bar, hit->offset);
   if (r && r->forward) {
     if (hit->offset - r->offset + count > r->size) return unsupported(h, "request runs past its region");

@@ -11,7 +11,8 @@
 //    BAR regions the device registered, with offsets relative to each region: a region's read
 //    callback fills the bytes (none: they read 0), its write callback takes them (none: the
 //    write is logged `write_ignored`); a request outside every enabled BAR, or running past
-//    the end of its BAR, gets UR (a write is dropped and logged). A region may instead take
+//    the end of its BAR, or straddling the boundary of a region the device marked as taking
+//    whole accesses only, gets UR (a write is dropped and logged). A region may instead take
 //    its requests whole (`forward`: an RTL block behind a hard IP core, which completes reads
 //    itself);
 //  - the MSI-X table and PBA as BAR regions (tlm/msix.h), with delivery as a posted write
@@ -60,6 +61,10 @@ struct BarRegion {
   // lands in the region (and lies wholly inside it, or it gets UR), as it arrived, at its
   // service time. The owner sends the completion of a read through the port.
   std::function<void(const tlp::Header& h, std::vector<uint8_t> payload)> forward;
+  // Set (require_whole_accesses) where the device fails an access that straddles the region's
+  // boundary: a request overlapping the region without lying wholly inside it, from whichever
+  // side, is an Unsupported Request (UR for a read; a posted write dropped), logged.
+  bool whole_accesses = false;
 };
 
 class EndpointBase : public sc_core::sc_module {
@@ -119,6 +124,9 @@ class EndpointBase : public sc_core::sc_module {
 
   // Adds a region (regions of one BAR must not overlap; throws std::logic_error if they do).
   void add_region(BarRegion r);
+  // Makes the region `name` of `bar` take only accesses lying wholly inside it (BarRegion::
+  // whole_accesses); throws std::logic_error when there is no such region.
+  void require_whole_accesses(unsigned bar, const std::string& name);
   // Creates the MSI-X vectors of the capability at `cap` with the table and PBA in `bar` at
   // those offsets, as two regions: by default exactly the table's and the PBA's bytes; a device
   // that reserves a larger window for either gives its size (accesses in the window past the

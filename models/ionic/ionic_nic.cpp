@@ -54,6 +54,10 @@ IonicNic::IonicNic(sc_module_name name, pcie::SimContext& ctx, const NicOptions&
               [this](uint64_t off, uint8_t* out, size_t n) { intr_.read(off, out, n); },
               [this](uint64_t off, const uint8_t* in, size_t n) { intr_.write(off, in, n); }});
   add_msix(msix_cap, IONIC_MSIX_MAX_VECTORS, 0, IONIC_BAR0_MSIX_TABLE_OFFSET, IONIC_BAR0_MSIX_PBA_OFFSET);
+  // "An access that straddles 0x8000 fails" (rocm-ernic): the register window ends where the
+  // MSI-X table begins; an access across the table's or the PBA's boundary fails the same way.
+  require_whole_accesses(0, "msix_table");
+  require_whole_accesses(0, "msix_pba");
   add_region({"doorbells", IONIC_BAR_DBELL, 0, IONIC_BAR2_SIZE, nullptr,
               [this](uint64_t off, const uint8_t* in, size_t n) { write_doorbell(off, in, n); }});
 

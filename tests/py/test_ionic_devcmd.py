@@ -168,3 +168,44 @@ def test_the_probe_follows_linux_order():
     adminq = [e["cmd"] for e in res.events("adminq_cmd", path="ep0")]
     assert adminq == ["Q_INIT", "LIF_SETATTR", "LIF_GETATTR", "RX_FILTER_ADD", "LIF_SETATTR"]
     assert res.result == bytes.fromhex("02a0d1000001")
+
+
+def test_an_access_straddling_the_msix_boundaries_is_unsupported():
+    # rocm-ernic: "MSI-X table at 0x8000, PBA at 0xA000 ... An access that straddles 0x8000
+    # fails with EINVAL." Here the PCIe answer to an access the device does not support: UR
+    # (all-ones data) for a read, a posted write dropped, each logged. A request reaches the
+    # device whole where no 4 KiB or Max_Read_Request_Size boundary splits it: 8 bytes at
+    # 0x7FFC as one TLP (what a vfio-user client hands rocm-ernic), or across the PBA's end
+    # from the CPU. The root complex splits a CPU's 8 bytes at 0x7FFC into two requests, each
+    # wholly on one side, and each is served.
+    async def scenario(sim):
+        nic = await unprobed(sim)
+        h, bar = sim.host, nic.bar0.base
+        out = {}
+        entry0 = (await h.mem_read(bar + 0x8000, 16)).data
+        cpl = await h.send_tlp("MRd", address=bar + 0x7FFC, length=2, first_be=0xF, last_be=0xF)
+        out["one MRd across 0x8000"] = (cpl.status, cpl.data)
+        await h.send_tlp("MWr", b"\x11" * 8, address=bar + 0x7FFC, length=2, first_be=0xF, last_be=0xF)
+        cpl = await h.mem_read(bar + 0xA004, 8)
+        out["CPU read across the PBA's end"] = (cpl.status, cpl.data)
+        await h.mem_write(bar + 0xA004, b"\x22" * 8)
+        cpl = await h.mem_read(bar + 0x8000, 16)
+        out["entry 0 after the writes"] = (cpl.status, cpl.data == entry0)
+        cpl = await h.mem_read(bar + 0x7FFC, 8)     # split at 0x8000 by the root complex
+        out["CPU read across 0x8000"] = (cpl.status, cpl.data == bytes(4) + entry0[:4])
+        cpl = await h.mem_read(bar + 0xA000, 8)     # the PBA whole
+        out["PBA"] = cpl.status
+        await sim.sleep(us(1))
+        return out
+
+    res = run_ok(scenario, ionic_platform({}))
+    assert res.result == {"one MRd across 0x8000": ("UR", b"\xff" * 8),
+                          "CPU read across the PBA's end": ("UR", b"\xff" * 8),
+                          "entry 0 after the writes": ("SC", True),
+                          "CPU read across 0x8000": ("SC", True), "PBA": "SC"}
+    urs = [(e["type"], e["reason"]) for e in res.events("unsupported_request", path="ep0")]
+    assert urs == [("MRd", "request straddles the boundary of msix_table"),
+                   ("MWr", "request straddles the boundary of msix_table"),
+                   ("MRd", "request straddles the boundary of msix_pba"),
+                   ("MWr", "request straddles the boundary of msix_pba")]
+
