@@ -50,6 +50,10 @@ void IonicNic::execute(const uint8_t* cmd, CmdPath path, uint8_t* data, std::fun
     case CmdKind::kLifSetattr:
       if (p.attr == IONIC_LIF_ATTR_MAC) std::memcpy(mac_.data(), cmd + LIF_ATTR_VALUE, 6);
       break;
+    case CmdKind::kPortIdentify:
+      // "success, zero data" (rocm-ernic): union ionic_port_identity fills the data area.
+      std::memset(data, 0, DEV_CMD_DATA_BYTES);
+      break;
     case CmdKind::kPortInit:
       if (p.info_pa) {
         const auto info = port_info();

@@ -86,6 +86,7 @@ const char* cmd_kind_name(CmdKind kind) {
     case CmdKind::kLifGetattr: return "lif_getattr";
     case CmdKind::kLifSetattr: return "lif_setattr";
     case CmdKind::kPortInit: return "port_init";
+    case CmdKind::kPortIdentify: return "port_identify";
     case CmdKind::kQIdentify: return "q_identify";
     case CmdKind::kQInit: return "q_init";
     case CmdKind::kRdma: return "rdma";
@@ -156,7 +157,6 @@ CmdPlan plan_command(const uint8_t* cmd, CmdPath path, bool p4_registered) {
     case IONIC_CMD_RESET:
     case IONIC_CMD_GETATTR:
     case IONIC_CMD_SETATTR:
-    case IONIC_CMD_PORT_IDENTIFY:
     case IONIC_CMD_PORT_RESET:
     case IONIC_CMD_PORT_GETATTR:
     case IONIC_CMD_PORT_SETATTR:
@@ -165,6 +165,9 @@ CmdPlan plan_command(const uint8_t* cmd, CmdPath path, bool p4_registered) {
       break;
     case IONIC_CMD_IDENTIFY:
       p.kind = CmdKind::kIdentify;
+      break;
+    case IONIC_CMD_PORT_IDENTIFY:
+      p.kind = CmdKind::kPortIdentify;
       break;
     case IONIC_CMD_PORT_INIT:
       p.kind = CmdKind::kPortInit;

@@ -35,6 +35,7 @@ enum class CmdKind {
   kLifGetattr,
   kLifSetattr,
   kPortInit,
+  kPortIdentify,  // success, the data area zeroed
   kQIdentify,
   kQInit,
   kRdma,          // 50-53: the RDMA devcmds

@@ -209,3 +209,17 @@ def test_an_access_straddling_the_msix_boundaries_is_unsupported():
                    ("MRd", "request straddles the boundary of msix_pba"),
                    ("MWr", "request straddles the boundary of msix_pba")]
 
+
+def test_port_identify_zeroes_the_data_area():
+    # rocm-ernic: "PORT_IDENTIFY | 10 | dev | success, zero data": not the previous command's
+    # bytes (here LIF_IDENTIFY's identity) left in the data area.
+    async def scenario(sim):
+        nic = await unprobed(sim)
+        await nic.dev_cmd(cmd_bytes(IONIC_CMD_LIF_IDENTIFY, [(1, "B", 0), (2, "B", 1)]))
+        before = await nic.dev_cmd_data(DEV_CMD_DATA_BYTES)
+        comp = await nic.dev_cmd(cmd_bytes(IONIC_CMD_PORT_IDENTIFY))
+        return before[:8], comp[COMP_STATUS], await nic.dev_cmd_data(DEV_CMD_DATA_BYTES)
+
+    before, status, after = run_ok(scenario, ionic_platform({})).result
+    assert struct.unpack("<Q", before)[0] == IONIC_LIF_CAP_ETH | IONIC_LIF_CAP_RDMA
+    assert status == 0 and after == bytes(DEV_CMD_DATA_BYTES)

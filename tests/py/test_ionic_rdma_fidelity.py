@@ -2,6 +2,7 @@
 each quoting the sentence it holds: the SGEs a work request carries, when the P4 program runs,
 which send work requests run it, and the completions of UD."""
 from dpusim.drivers.ionic_p4 import IonicP4
+from dpusim.drivers.ionic_regs import LIF_ID_RDMA
 from dpusim.drivers.ionic_rdma import QTYPE_SQ, IonicRdma
 from dpusim.testing import run_ok
 from dpusim.units import us
@@ -240,3 +241,20 @@ def test_ud_writes_a_send_completion_only_if_signalled():
     # The device did fail the first send; it wrote no completion for it.
     assert [(e["wqe_id"], e["status"]) for e in res.events("rdma_wc", path="ep0")] == [
         (0, "LOCAL_PROT_ERR"), (1, "OK"), (2, "LOCAL_QP_OPER_ERR")]
+
+
+def test_no_srq_as_rocm_ernic_before_its_srq_patch_set():
+    # rocm-ernic: "Newer rocm-ernic versions add an SRQ qtype record with qid_count =
+    # IONIC_EMU_SRQ_COUNT" to LIF_IDENTIFY, and answer the admin opcodes 26-29 (CREATE_SRQ ...
+    # DESTROY_SRQ); before that set, "other (7, 19–25, …) | | status 1". The device is the
+    # version without SRQs (docs/fidelity.md): no SRQ record, and 26-29 fail with status 1.
+    async def scenario(sim):
+        _, (nic,) = await bring_up(sim)
+        r = await IonicRdma(nic).probe()
+        statuses = [(await r.admin(op, bytes(64), check=False))[0] for op in (26, 27, 28, 29)]
+        return statuses, nic.lif_ident
+
+    statuses, lif = run_ok(scenario, ionic_platform({})).result
+    assert statuses == [1, 1, 1, 1]
+    records = [lif[LIF_ID_RDMA + 32 + 12 * i] for i in range(8)]
+    assert records == [5, 6, 7, 8, 9, 0, 0, 0]   # AQ, SQ, RQ, CQ, EQ; no SRQ record after them

@@ -21,8 +21,11 @@ CmdKind kind(uint8_t op, CmdPath path, bool p4 = false) {
 }  // namespace
 
 TEST(Devcmd, WindowOpcodes) {
-  for (uint8_t op : {0, 2, 3, 4, 5, 10, 12, 13, 14, 41}) EXPECT_EQ(kind(op, CmdPath::kDevcmd), CmdKind::kSuccess) << int(op);
+  for (uint8_t op : {0, 2, 3, 4, 5, 12, 13, 14, 41}) EXPECT_EQ(kind(op, CmdPath::kDevcmd), CmdKind::kSuccess) << int(op);
   EXPECT_EQ(kind(1, CmdPath::kDevcmd), CmdKind::kIdentify);
+  // rocm-ernic: "PORT_IDENTIFY | 10 | dev | success, zero data".
+  EXPECT_EQ(kind(10, CmdPath::kDevcmd), CmdKind::kPortIdentify);
+  EXPECT_EQ(kind(10, CmdPath::kAdminq), CmdKind::kSuccess);
   EXPECT_EQ(kind(11, CmdPath::kDevcmd), CmdKind::kPortInit);
   EXPECT_EQ(kind(20, CmdPath::kDevcmd), CmdKind::kLifIdentify);
   EXPECT_EQ(kind(21, CmdPath::kDevcmd), CmdKind::kLifInit);
