@@ -4,7 +4,7 @@ namespace dpusim::ionic::timing {
 
 const pcie::TimingParam service_ps({"ionic.service_ps", 50000, 0, 1000000000, "ps"},
                                    pcie::ExploreRange::per_run(50, 200));
-const pcie::TimingParam devcmd_ps({"ionic.devcmd_ps", 2000000, 0, 1000000000000ull, "ps"},
+const pcie::TimingParam devcmd_ps({"ionic.devcmd_ps", 0, 0, 1000000000000ull, "ps"},
                                   pcie::ExploreRange::per_run(50, 200));
 const pcie::TimingParam adminq_cmd_ps({"ionic.adminq_cmd_ps", 1000000, 0, 1000000000000ull, "ps"},
                                       pcie::ExploreRange::per_run(50, 200));

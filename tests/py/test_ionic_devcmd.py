@@ -140,18 +140,42 @@ def test_identities_and_what_commands_write():
     assert [e["reason"] for e in ignored] == ["queue index 9 outside 0..3"]
 
 
-def test_a_second_doorbell_while_a_command_runs_is_ignored():
+def test_a_command_is_done_at_the_first_read_after_its_doorbell():
+    """rocm-ernic "runs the command synchronously inside the MMIO write, clears the doorbell
+    to 0 and sets done = 1": the driver's first read of done after the doorbell reads 1, and
+    each doorbell runs the command again."""
+    async def scenario(sim):
+        nic = await unprobed(sim)
+        h, base = sim.host, nic.regs + IONIC_BAR0_DEV_CMD_REGS_OFFSET
+        await h.mem_write(base + DEV_CMD_CMD, cmd_bytes(IONIC_CMD_NOP))
+        await h.mem_write32(base + DEV_CMD_DONE, 0)
+        await h.mem_write32(base + DEV_CMD_DOORBELL, 1)
+        first = (await h.mem_read32(base + DEV_CMD_DONE), await h.mem_read32(base + DEV_CMD_DOORBELL))
+        await h.mem_write32(base + DEV_CMD_DOORBELL, 1)
+        await h.mem_read32(base + DEV_CMD_DONE)  # the read follows the posted write
+        return first
+
+    res = run_ok(scenario, ionic_platform({}))
+    assert res.result == (1, 0)
+    assert [e["cmd"] for e in res.events("devcmd", path="ep0")] == ["NOP", "NOP"]
+    assert res.events("devcmd_ignored") == []
+
+
+def test_with_a_firmware_delay_a_second_doorbell_while_a_command_runs_is_ignored():
+    """ionic.devcmd_ps models a silicon-like firmware's handling time (0 by default, as
+    rocm-ernic): while it runs, done reads 0 and another doorbell is ignored."""
     async def scenario(sim):
         nic = await unprobed(sim)
         h, base = sim.host, nic.regs + IONIC_BAR0_DEV_CMD_REGS_OFFSET
         await h.mem_write(base + DEV_CMD_CMD, cmd_bytes(IONIC_CMD_NOP))
         await h.mem_write32(base + DEV_CMD_DOORBELL, 1)
+        early = await h.mem_read32(base + DEV_CMD_DONE)
         await h.mem_write32(base + DEV_CMD_DOORBELL, 1)
         await sim.sleep(us(20))
-        return await h.mem_read32(base + DEV_CMD_DONE)
+        return early, await h.mem_read32(base + DEV_CMD_DONE)
 
-    res = run_ok(scenario, ionic_platform({}))
-    assert res.result == 1
+    res = run_ok(scenario, ionic_platform({}, timing={"ionic.devcmd_ps": 2000000}))
+    assert res.result == (0, 1)
     assert len(res.events("devcmd", path="ep0")) == 1
     assert [e["reason"] for e in res.events("devcmd_ignored")] == ["a command is still running"]
 
