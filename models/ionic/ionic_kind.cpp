@@ -65,6 +65,8 @@ class IonicConfig : public platform::EndpointConfig {
     if (options_.scope != P4Scope::kNone) d += std::string(" scope=") + p4_scope_name(options_.scope);
     if (options_.features != p4::FeaturePolicy::kErnic) d += std::string(" features=") + p4::feature_policy_name(options_.features);
     if (options_.fp8_impl != "cpp") d += " fp8-impl=" + options_.fp8_impl;
+    if (options_.fp8_chunk_bytes != p4::rdma::P4_RDMA_CONVERT_CHUNK_BYTES)
+      d += " fp8-chunk-bytes=" + std::to_string(options_.fp8_chunk_bytes);
     return d;
   }
 
@@ -127,7 +129,7 @@ std::shared_ptr<const platform::EndpointConfig> parse(const json& slot, const st
                                                        const platform::DocContext& doc) {
   platform::only_keys(slot, path,
                       {"kind", "p4", "p4-program", "p4-guest-scope", "p4-features", "mac", "inband-control-mac", "ip",
-                       "fp8-impl"});
+                       "fp8-impl", "fp8-chunk-bytes"});
   NicOptions o;
   bool p4_false = false;
   if (slot.contains("p4")) {
@@ -167,6 +169,15 @@ std::shared_ptr<const platform::EndpointConfig> parse(const json& slot, const st
                                "fp8-impl rtl needs the RTL co-simulation, which this build lacks: it was configured with "
                                "DPUSIM_RTL=OFF (verilator missing or switched off); install verilator (./dpusim setup) and "
                                "reconfigure with -DDPUSIM_RTL=ON");
+  }
+  // How many source bytes the fp8 unit converts at a time (a conversion whose result lands on
+  // its unread source reads its own results from the next chunk on).
+  if (slot.contains("fp8-chunk-bytes")) {
+    o.fp8_chunk_bytes = platform::uint_at(slot["fp8-chunk-bytes"], path + ".fp8-chunk-bytes", 8,
+                                          p4::rdma::P4_RDMA_MAX_OPERAND_BYTES);
+    if (o.fp8_chunk_bytes % 8 != 0)
+      throw platform::DocError(path + ".fp8-chunk-bytes", std::to_string(o.fp8_chunk_bytes) +
+                                                              " is not a multiple of 8 bytes (whole elements of every format)");
   }
   const bool ip_given = slot.contains("ip");
   if (ip_given) o.ipv4 = ipv4_at(slot["ip"], path + ".ip");

@@ -104,6 +104,9 @@ IonicNic::IonicNic(sc_module_name name, pcie::SimContext& ctx, const NicOptions&
     if (!rdma_->set_fp8_impl(options.fp8_impl, &error))  // checked when the document was parsed
       throw std::logic_error(std::string(this->name()) + ": fp8-impl refused at build: " + error);
   }
+  std::string chunk_error;
+  if (!rdma_->set_fp8_chunk_bytes(options.fp8_chunk_bytes, &chunk_error))  // checked when the document was parsed
+    throw std::logic_error(std::string(this->name()) + ": fp8-chunk-bytes refused at build: " + chunk_error);
   if (p4_) {
     rdma_->attach_program(p4_->engine());
     surface_->on_replaced = [this] { rdma_->attach_program(p4_->engine()); };

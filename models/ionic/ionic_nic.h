@@ -66,6 +66,7 @@ struct NicOptions {
   std::optional<std::array<uint8_t, 6>> inband_mac;   // the in-band control endpoint's MAC
   uint32_t ipv4 = 0;                                  // its address: the RoCE GID on the mesh
   std::string fp8_impl = "cpp";                       // the RDMA path's fp8 unit (rtl/fp8_impl.h)
+  size_t fp8_chunk_bytes = p4::rdma::P4_RDMA_CONVERT_CHUNK_BYTES;  // a conversion's streaming chunk
 };
 
 // The function the NIC is (its config space), built before the endpoint base that serves it.

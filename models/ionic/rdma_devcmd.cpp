@@ -24,6 +24,10 @@ void RdmaEngine::attach_program(p4::Engine* engine) {
     env_.ctx.event(env_.path, "log").str("level", "warning").str("msg", "rocm-ernic: RDMA path: " + error.message);
 }
 
+bool RdmaEngine::set_fp8_chunk_bytes(size_t bytes, std::string* error) {
+  return path_->set_convert_chunk_bytes(bytes, error);
+}
+
 bool RdmaEngine::set_fp8_impl(const std::string& impl, std::string* error) {
   rtl::Fp8ImplOptions options;
   options.timing = &env_.ctx.timing;

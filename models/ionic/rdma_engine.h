@@ -78,6 +78,9 @@ class RdmaEngine : public net::MeshEnd {
   // The fp8 unit's implementation by name (rtl/fp8_impl.h: cpp, the default, or rtl); during
   // elaboration. False with *error naming the problem.
   bool set_fp8_impl(const std::string& impl, std::string* error);
+  // The fp8 unit's conversion chunk (p4/rdma path.h, P4_RDMA_CONVERT_CHUNK_BYTES); during
+  // elaboration. False with *error naming the value and the rule.
+  bool set_fp8_chunk_bytes(size_t bytes, std::string* error);
 
   // The mesh port.
   void mesh_arrived(unsigned src, std::vector<uint8_t> bytes) override;

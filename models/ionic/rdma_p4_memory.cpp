@@ -52,4 +52,13 @@ bool StagedMemory::write(const p4::rdma::MemoryRegion& region, uint64_t addr, co
   return true;
 }
 
+bool StagedMemory::locate(const p4::rdma::MemoryRegion& region, uint64_t addr, uint64_t len,
+                          std::vector<p4::rdma::MemoryRun>* out) const {
+  std::vector<BusRun> runs;
+  if (!mrs_.resolve(region.key, addr, len, true, &runs)) return false;
+  out->clear();
+  for (const BusRun& r : runs) out->push_back({r.addr, r.len});
+  return true;
+}
+
 }  // namespace dpusim::ionic

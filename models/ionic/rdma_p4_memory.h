@@ -1,7 +1,8 @@
 // The memory the P4 RDMA decision path (p4/rdma path.h) sees for one work request on the
 // device. The path reads and writes synchronously, but the device reaches guest memory only by
 // DMA, so the work request's source bytes are gathered first (the datapath needs them anyway)
-// and the path reads them from here; what the fp8 unit writes is recorded and written by DMA
+// and the path reads them from here, and asks where they are on the bus (a conversion whose
+// result lands on its unread source is streamed as the device streams it); what the fp8 unit writes is recorded and written by DMA
 // once the decision is in. Keys resolve through the device's region table; lkey 0 names bus
 // addresses; the rkey of a work request whose QP points at another node is that node's, and
 // reads as a peer's region (which the path refuses for the compute shapes) even when the same
@@ -37,6 +38,9 @@ class StagedMemory : public p4::rdma::RdmaMemory {
   const p4::rdma::MemoryRegion* find_rkey(uint32_t key) const override;
   bool read(const p4::rdma::MemoryRegion& region, uint64_t addr, uint8_t* data, size_t len) override;
   bool write(const p4::rdma::MemoryRegion& region, uint64_t addr, const uint8_t* data, size_t len) override;
+  // The bus runs behind the range, as the region table resolves them (lkey 0: bus addresses).
+  bool locate(const p4::rdma::MemoryRegion& region, uint64_t addr, uint64_t len,
+              std::vector<p4::rdma::MemoryRun>* out) const override;
   const std::vector<Write>& writes() const { return writes_; }
 
  private:

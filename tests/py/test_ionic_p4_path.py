@@ -113,6 +113,9 @@ def test_slot_options_are_refused_by_name(tmp_path):
         "$.topology.slots[0].mac: '02:00:00:00:00' is not a MAC address xx:xx:xx:xx:xx:xx")
     assert doc_error({"p4": "yes"}) == "$.topology.slots[0].p4: must be true or false, not \"yes\""
     assert doc_error({"speed": 5}).startswith("$.topology.slots[0].speed: unknown key (known: ")
+    assert doc_error({"fp8-chunk-bytes": 12}) == (
+        "$.topology.slots[0].fp8-chunk-bytes: 12 is not a multiple of 8 bytes (whole elements of every format)")
+    assert doc_error({"fp8-chunk-bytes": 0}).startswith("$.topology.slots[0].fp8-chunk-bytes: ")
 
 
 def doc_error_message(path):

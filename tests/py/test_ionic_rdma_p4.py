@@ -68,3 +68,53 @@ def test_the_control_surface_turns_a_write_into_a_reduction():
     reasons = [(e["action"], e.get("reason")) for e in res.events("rdma_p4", path="ep0")]
     assert reasons == [("dispatch", None), ("done", None), ("done", None), ("dispatch", None),
                        ("fail", "peer_rkey")]
+
+
+def widen_in_place(chunk_bytes):
+    """fp16 -> fp32 of 8192 bytes into the same pages, named by a second key with a virtual
+    address of its own. Returns (status, the 16384 bytes after, the fp16 source)."""
+    src_bytes = bytes((i * 37 + 11) & 0x7B for i in range(8192))  # finite fp16 values
+
+    async def scenario(sim):
+        _, nics = await bring_up(sim)
+        r = await IonicRdma(nics[0]).probe()
+        p4 = IonicP4(nics[0], claim="write")
+        cq = await r.create_cq(64)
+        qp = await r.create_qp(cq, cq)
+        await r.connect(qp, qp.id, dest_ip="10.0.0.1")
+        h = sim.host
+        buf = h.alloc(16384, 4096)
+        h.write(buf, src_bytes)
+        src = await r.reg_mr(8192, buf=buf, pages=True)
+        dst = await r.reg_mr(16384, buf=buf, pages=True)  # the same pages under another key
+        await p4.update([{"type": "INSERT", "table": "ingress.convert_policy",
+                          "match": [{"field": "meta.rdma_metadata.opcode", "value": "4"},
+                                    {"field": "meta.rdma_metadata.qp_num", "value": str(qp.id)}],
+                          "action": "ingress.convert", "params": {"src_fmt": "1", "dst_fmt": "0"}}])
+        await r.post_send(qp, "RDMA_WRITE", [src.sge()], wr_id=1, remote_addr=dst.addr, rkey=dst.rkey)
+        (wc,) = await r.wait(cq, 1)
+        return wc.status, h.read(buf, 16384)
+
+    slot = {"p4-program": program("fp8_convert.json"), "p4-guest-scope": "write"}
+    if chunk_bytes:
+        slot["fp8-chunk-bytes"] = chunk_bytes
+    res = run_ok(scenario, ionic_platform(slot, {}, mesh=True))
+    return res.result[0], res.result[1], src_bytes
+
+
+def test_a_conversion_onto_its_own_unread_source_is_streamed_a_page_at_a_time():
+    """The P4 engine guide: "A conversion is streamed a chunk at a time -- read, convert, write
+    -- so a destination overlapping the part of the source still to be read destroys it before
+    it is used, and the operation then completes successfully with wrong results from that point
+    on". Two keys over one buffer overlap on the bus, whatever their virtual addresses."""
+    status, after, src = widen_in_place(None)  # the default chunk: 4096 source bytes
+    exact = formats.convert("fp16", "fp32", src)
+    assert status == "OK"
+    assert after[:8192] == exact[:8192]
+    # The second chunk reads the first chunk's fp32 results where its fp16 source was.
+    assert after[8192:] == formats.convert("fp16", "fp32", exact[4096:8192]) != exact[8192:]
+
+
+def test_a_chunk_as_long_as_the_source_converts_in_place_exactly():
+    status, after, src = widen_in_place(8192)
+    assert (status, after) == ("OK", formats.convert("fp16", "fp32", src))

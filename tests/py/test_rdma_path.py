@@ -1,6 +1,6 @@
 """The RDMA path from Python (docs/rdma.md): the worked examples' arithmetic, exact against the
 rational reference of tests/py/formats_reference.py (never against the path's own output),
-staged in-place operations through two keys over one buffer, every decline and failure rule,
+in-place operations through two keys over one buffer (a conversion within one chunk), every decline and failure rule,
 and the denial log's rate limit with its exact lines and times."""
 import pytest
 
@@ -71,7 +71,7 @@ def test_in_place_reduction_through_two_keys_aliasing_one_buffer_is_exact(policy
 
 @pytest.mark.parametrize("src,dst", [("fp16", "fp32"), ("fp8_e4m3", "fp32"), ("fp4_e2m1", "bf16"),
                                      ("fp32", "fp8_e5m2"), ("bf16", "fp4_e2m1")])
-def test_in_place_conversion_through_two_keys_aliasing_one_buffer_is_exact(src, dst):
+def test_in_place_conversion_within_one_chunk_through_two_keys_aliasing_one_buffer_is_exact(src, dst):
     engine = program("fp8_convert.json")
     engine.insert("ingress.convert_policy", [{"field": "meta.rdma_metadata.opcode", "value": 4},
                                              {"field": "meta.rdma_metadata.qp_num", "value": 17}],

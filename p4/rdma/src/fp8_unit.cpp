@@ -9,9 +9,11 @@
 //   5. the rkey: registered (PROT), local (a peer's is IBV_WC_LOC_QP_OP_ERR), writable from
 //      the wire (IB_ACCESS_REMOTE_WRITE, as the responder of a plain write would insist; PROT),
 //      covering the result (PROT);
-// then stages the sources whole and has the path's Fp8Backend compute the result (the C++
-// codec unless the device chose another, fp8_backend.h). Nothing is written here: the path
-// writes the result once the pipeline has ended and shown that the program dropped the request.
+// then reads the sources and has the path's Fp8Backend compute the result (the C++ codec
+// unless the device chose another, fp8_backend.h). A reduction reads its operands whole; a
+// conversion is streamed a chunk at a time, so a destination overlapping the source's unread
+// part changes what later chunks read (fp8_stream.h). Nothing is written here: the path writes
+// the result once the pipeline has ended and shown that the program dropped the request.
 #include <optional>
 #include <string>
 
@@ -19,6 +21,7 @@
 #include "dpusim/p4/rdma/program.h"
 #include "formats/formats.h"
 #include "fp8_operation.h"
+#include "fp8_stream.h"
 #include "hex.h"
 
 namespace dpusim::p4::rdma {
@@ -128,7 +131,7 @@ ExternResult run(Fp8Operation& op, const fmt::Op* apply_op, fmt::Format src, fmt
     if (!check_source(op, i, &sources[i])) return ExternResult::kFault;
   if (!check_destination(op, result_bytes)) return ExternResult::kFault;
 
-  // Stage every source whole: the destination may be the same bytes under another key.
+  // Read every source as it is before anything is written.
   op.staged.resize(n * nsrc);
   for (std::size_t i = 0; i < nsrc; ++i) {
     const Sge& s = wr.sgl[i];
@@ -150,7 +153,12 @@ ExternResult run(Fp8Operation& op, const fmt::Op* apply_op, fmt::Format src, fmt
     job.src_bytes = n;
     job.result = op.result.data();
     job.result_bytes = result_bytes;
-    op.timing = op.backend->compute(job);
+    std::vector<MemoryRun> src_at, dst_at;
+    const bool streamed = job.convert && n > op.chunk_bytes &&
+                          op.memory->locate(sources[0], wr.sgl[0].addr, n, &src_at) &&
+                          op.memory->locate(op.dst, op.dst_addr, result_bytes, &dst_at) && runs_overlap(src_at, dst_at);
+    // Streamed or whole, a conversion gives the same bytes unless the result lands on the source.
+    op.timing = streamed ? convert_streamed(*op.backend, job, op.chunk_bytes, src_at, dst_at) : op.backend->compute(job);
     if (!check_elements(op, op.timing.status, shape)) return ExternResult::kFault;  // the checks above make this ok
   }
   op.performed = true;

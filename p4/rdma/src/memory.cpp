@@ -11,6 +11,11 @@ bool region_covers(const MemoryRegion& r, std::uint64_t addr, std::uint64_t len)
   return addr >= r.addr && len <= r.length && addr - r.addr <= r.length - len;
 }
 
+bool RdmaMemory::locate(const MemoryRegion&, std::uint64_t addr, std::uint64_t len, std::vector<MemoryRun>* out) const {
+  out->assign(1, MemoryRun{addr, len});
+  return true;
+}
+
 std::unique_ptr<FlatMemory> FlatMemory::create(std::uint64_t base, std::size_t size, std::string* error) {
   if (size > kMaxBytes) {
     *error = "memory window of " + std::to_string(size) + " bytes is larger than the limit of " +

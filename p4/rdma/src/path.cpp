@@ -50,6 +50,18 @@ void RdmaPath::set_fp8_backend(Fp8Backend* backend) {
 
 Fp8Backend& RdmaPath::fp8_backend() const { return *op_->backend; }
 
+bool RdmaPath::set_convert_chunk_bytes(std::size_t bytes, std::string* error) {
+  if (bytes == 0 || bytes % 8 != 0 || bytes > P4_RDMA_MAX_OPERAND_BYTES) {
+    *error = "conversion chunk of " + std::to_string(bytes) +
+             " bytes: must be a non-zero multiple of 8 bytes up to 1048576 (P4_RDMA_MAX_OPERAND_BYTES)";
+    return false;
+  }
+  op_->chunk_bytes = bytes;
+  return true;
+}
+
+std::size_t RdmaPath::convert_chunk_bytes() const { return op_->chunk_bytes; }
+
 bool RdmaPath::attach(Engine* engine, LoadError* error) {
   engine_ = nullptr;
   info_ = RdmaProgramInfo{};

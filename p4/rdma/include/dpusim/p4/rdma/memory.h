@@ -3,7 +3,8 @@
 // A region is what a guest registered with CREATE_MR (or a peer's key the device learnt): its
 // key (lkey and rkey share one table, as on ionic), its owner, its access flags and the guest
 // virtual range [addr, addr + length) it covers. Two keys may cover the same bytes; the RDMA
-// path never assumes they do not (it stages every source before writing a result).
+// path never assumes they do not: where a result may land on a source, it asks where both are
+// (locate) and overlaps them as the device would.
 //
 // RdmaMemory is the interface the RDMA path is given: the device's region table and its DMA
 // engine. FlatMemory is a whole implementation over one flat guest address window, for tests,
@@ -34,6 +35,13 @@ struct MemoryRegion {
 // addr - r.addr <= r.length - len.
 bool region_covers(const MemoryRegion& r, std::uint64_t addr, std::uint64_t len);
 
+// A stretch of the memory behind a region: `len` bytes at `addr` of the device's one address
+// space (the bus, for a device; the window, for FlatMemory).
+struct MemoryRun {
+  std::uint64_t addr = 0;
+  std::uint64_t len = 0;
+};
+
 class RdmaMemory {
  public:
   virtual ~RdmaMemory() = default;
@@ -48,6 +56,11 @@ class RdmaMemory {
   // region is gone); nothing is then promised about `data` or guest memory.
   virtual bool read(const MemoryRegion& region, std::uint64_t addr, std::uint8_t* data, std::size_t len) = 0;
   virtual bool write(const MemoryRegion& region, std::uint64_t addr, const std::uint8_t* data, std::size_t len) = 0;
+  // Where [addr, addr + len) of the local `region` is, in order: the runs whose bytes two
+  // keys share when they cover the same memory. The default is one address space in which a
+  // region's addresses are where its bytes are. False when the range cannot be resolved.
+  virtual bool locate(const MemoryRegion& region, std::uint64_t addr, std::uint64_t len,
+                      std::vector<MemoryRun>* out) const;
 };
 
 // Guest memory as one window of bytes [base, base + size), zero at first, with a region table.

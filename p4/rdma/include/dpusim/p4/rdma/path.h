@@ -45,6 +45,10 @@ namespace dpusim::p4::rdma {
 
 // Each operand of the fp8 unit, and its result, is at most this long.
 inline constexpr std::size_t P4_RDMA_MAX_OPERAND_BYTES = 1u << 20;  // 1 MiB
+// The fp8 unit streams a conversion this many source bytes at a time (read, convert, write).
+// The guide does not give the device's chunk; one 4 KiB page is the default, and any multiple
+// of 8 bytes (whole elements of every format) up to the operand ceiling may be set.
+inline constexpr std::size_t P4_RDMA_CONVERT_CHUNK_BYTES = 4096;
 
 // One entry of a gather list (ionic SGE: va, len, lkey).
 struct Sge {
@@ -139,6 +143,10 @@ class RdmaPath {
   // codec. The backend must outlive the path or be replaced first.
   void set_fp8_backend(Fp8Backend* backend);
   Fp8Backend& fp8_backend() const;
+  // The conversion's chunk (P4_RDMA_CONVERT_CHUNK_BYTES by default). False, with *error naming
+  // the value and the rule, unless it is a non-zero multiple of 8 up to the operand ceiling.
+  bool set_convert_chunk_bytes(std::size_t bytes, std::string* error);
+  std::size_t convert_chunk_bytes() const;
   bool has_rdma_program() const { return engine_ != nullptr && info_.is_rdma; }
 
   Decision post_send(const SendWr& wr, std::uint64_t now_ps, RdmaMemory& memory);
