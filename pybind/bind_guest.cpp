@@ -3,6 +3,7 @@
 // frames in and out in batches, traffic runs with a source and a checker.
 #include <pybind11/stl.h>
 
+#include "guest/ionic_guest.h"
 #include "guest/virtio_net_guest.h"
 #include "module_registry.h"
 #include "platform/platform.h"
@@ -27,7 +28,23 @@ auto checked(Fn fn) {
 }
 
 GuestDatapath& engine(Platform& p, uint64_t id) { return *checked([&] { return &p.guest_datapath(id); }); }
-GuestNet& net_engine(Platform& p, uint64_t id) { return *checked([&] { return &p.guest_net(id); }); }
+GuestNet& net_engine(Platform& p, uint64_t id) {
+  auto* net = dynamic_cast<GuestNet*>(&engine(p, id));
+  if (!net) throw py::value_error("C++ driver " + std::to_string(id) + " is not a virtio-net one");
+  return *net;
+}
+
+// Attaches the driver `Driver` built from `spec` (models/guest: each device's own).
+template <typename Driver, typename Spec>
+uint64_t attach(Platform& p, Spec spec) {
+  const std::string name = spec.name;
+  return checked([&] {
+    return p.attach_guest(name, [&](dpusim::pcie::SimContext& ctx, dpusim::host::RootComplex& host,
+                                    dpusim::pcie::TimedQueue& timer, uint64_t id) {
+      return std::make_unique<Driver>(ctx, host, timer, id, std::move(spec));
+    });
+  });
+}
 
 // An ionic queue from the Python driver: {"qid", "depth", "ring", "cq_ring", "head", "tail",
 // "cq_tail", "done_color", "bufs": [...]}.
@@ -110,7 +127,7 @@ DPUSIM_PYBIND(guest) {
       auto t = item.cast<py::tuple>();
       spec.qps.emplace_back(queue_from(t[0].cast<py::dict>()), queue_from(t[1].cast<py::dict>()));
     }
-    return checked([&] { return p.attach_guest_net(std::move(spec)); });
+    return attach<GuestNet>(p, std::move(spec));
   });
   m.def("attach_ionic", [](Platform& p, const std::string& name, uint16_t requester, uint64_t doorbell_page,
                            uint64_t intr_ctrl, uint32_t rx_buf_len, const py::list& qps) {
@@ -129,7 +146,7 @@ DPUSIM_PYBIND(guest) {
       qp.intr = d["intr"].cast<unsigned>();
       spec.qps.push_back(std::move(qp));
     }
-    return checked([&] { return p.attach_guest_ionic(std::move(spec)); });
+    return attach<dpusim::guest::IonicGuest>(p, std::move(spec));
   });
   m.def("send", [](Platform& p, uint64_t id, unsigned qp, const std::vector<py::bytes>& frames) {
     std::vector<std::vector<uint8_t>> f;

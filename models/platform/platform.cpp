@@ -150,30 +150,17 @@ pcie::EndpointBase* Platform::endpoint_base(const std::string& path) {
   return i < endpoints_.size() && endpoints_[i] ? &endpoints_[i]->endpoint() : nullptr;
 }
 
-template <typename Driver, typename Spec>
-uint64_t Platform::attach_guest(Spec spec) {
+uint64_t Platform::attach_guest(const std::string& name, const GuestFactory& make) {
   for (const auto& g : guests_)
-    if (g->name() == spec.name) throw std::invalid_argument("a C++ driver named " + spec.name + " is already attached");
+    if (g->name() == name) throw std::invalid_argument("a C++ driver named " + name + " is already attached");
   const uint64_t id = guests_.size() + 1;
-  guests_.push_back(std::make_unique<Driver>(*ctx_, *host_, *guest_timer_, id, std::move(spec)));
+  guests_.push_back(make(*ctx_, *host_, *guest_timer_, id));
   return id;
-}
-
-uint64_t Platform::attach_guest_net(guest::GuestNetSpec spec) { return attach_guest<guest::GuestNet>(std::move(spec)); }
-
-uint64_t Platform::attach_guest_ionic(guest::IonicGuestSpec spec) {
-  return attach_guest<guest::IonicGuest>(std::move(spec));
 }
 
 guest::GuestDatapath& Platform::guest_datapath(uint64_t id) {
   if (id == 0 || id > guests_.size()) throw std::invalid_argument("no C++ driver " + std::to_string(id));
   return *guests_[id - 1];
-}
-
-guest::GuestNet& Platform::guest_net(uint64_t id) {
-  auto* net = dynamic_cast<guest::GuestNet*>(&guest_datapath(id));
-  if (!net) throw std::invalid_argument("C++ driver " + std::to_string(id) + " is not a virtio-net one");
-  return *net;
 }
 
 void Platform::set_fidelity(pcie::Fidelity f, const std::string& path) {

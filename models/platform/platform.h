@@ -20,8 +20,7 @@
 #include <vector>
 
 #include "device/family.h"
-#include "guest/ionic_guest.h"
-#include "guest/virtio_net_guest.h"
+#include "guest/guest_datapath.h"
 #include "tlm/link.h"
 #include "switch/pcie_switch.h"
 #include "net/peers.h"
@@ -86,15 +85,16 @@ class Platform {
   // The mesh (null when the document names none).
   net::Mesh* mesh() { return mesh_; }
 
-  // A virtio-net driver datapath in C++ taking over a device's data queues (models/guest);
-  // returns its id. Throws std::invalid_argument for a bad hand-over.
-  uint64_t attach_guest_net(guest::GuestNetSpec spec);
-  // The ionic NIC's Ethernet driver datapath in C++ taking over a NIC's queue pairs.
-  uint64_t attach_guest_ionic(guest::IonicGuestSpec spec);
-  // A C++ driver by id; throws std::invalid_argument if there is none (or, for guest_net, if it
-  // is not a virtio-net one).
+  // A C++ guest driver datapath (models/guest) taking over a device's queues: `make` builds it
+  // on the run's context, the host, the drivers' timers and the id it gets, which is returned.
+  // Each device's driver is built by whoever knows the device (the Python bindings); the
+  // platform only owns them. Throws std::invalid_argument when a driver named `name` is
+  // attached already, or for a bad hand-over (from `make`).
+  using GuestFactory = std::function<std::unique_ptr<guest::GuestDatapath>(
+      pcie::SimContext& ctx, host::RootComplex& host, pcie::TimedQueue& timer, uint64_t id)>;
+  uint64_t attach_guest(const std::string& name, const GuestFactory& make);
+  // A C++ driver by id; throws std::invalid_argument if there is none.
   guest::GuestDatapath& guest_datapath(uint64_t id);
-  guest::GuestNet& guest_net(uint64_t id);
 
   // Ends the run: the device family's shutdown (which may advance simulated time), the frame
   // ledger checked, the VCD closed (with its fixed date), the log flushed. Nothing may run
@@ -130,8 +130,6 @@ class Platform {
   std::unique_ptr<pcie::VcdFile> vcd_;  // waves.vcd
   pcie::TimedQueue* guest_timer_ = nullptr;  // the C++ guest drivers' timers
   std::vector<std::unique_ptr<guest::GuestDatapath>> guests_;
-  template <typename Driver, typename Spec>
-  uint64_t attach_guest(Spec spec);
   std::unique_ptr<pcie::TraceWriter> trace_;
   uint64_t next_token_ = 1;
   bool finished_ = false;
