@@ -68,7 +68,7 @@ void RdmaEngine::aq_next(unsigned a) {
           env_.ctx.event(env_.path, "rdma_admin").u64("aq", a).u64("slot", slot).str("op", ionic_admin_op_name(op))
               .u64("strides", strides).u64("status", status);
           post_admin_cqe(aq, uint16_t(slot), op, status, resp_len);
-          post_eqe(aq.eq_id, aq.cq_id);
+          cq_.post_eqe(aq.eq_id, aq.cq_id);
           aq.cons = (aq.cons + strides) % aq.depth;
           aq_next(a);
         });
@@ -102,7 +102,7 @@ void RdmaEngine::admin_dispatch(uint8_t op, const Bytes& body, uint16_t len, Adm
       if (len < ADMIN_DESTROY_LEN) return done(0, 0);
       return done(mrs_.remove(get_le32(b)) ? 0 : 1, 0);  // an unknown key: status 1 (a leak)
     case IONIC_V1_ADMIN_DESTROY_CQ:
-      if (len >= ADMIN_DESTROY_LEN) cqs_.erase(get_le32(b));
+      if (len >= ADMIN_DESTROY_LEN) cq_.destroy_cq(get_le32(b));
       return done(0, 0);  // unknown: success
     case IONIC_V1_ADMIN_DESTROY_QP:
       if (len >= ADMIN_DESTROY_LEN) qps_.erase(get_le32(b));
@@ -178,9 +178,7 @@ bool RdmaEngine::node_of(const std::array<uint8_t, 16>& gid, uint32_t* node) con
 void RdmaEngine::admin_create_cq(const Bytes& body, uint16_t len, AdminDone done) {
   AdminCreateCq c;
   if (!decode_admin_create_cq(body.data(), len, &c)) return done(1, 0);
-  Cq& cq = cqs_[c.cq_id];
-  cq = Cq{};
-  cq.eq_id = c.eq_id;
+  cq_.fresh_cq(c.cq_id).eq_id = c.eq_id;
   const unsigned stride = c.ring.stride_log2 ? c.ring.stride_log2 : 5;
   std::string why;
   if (stride < 5 || stride > 16) why = "stride 2^" + std::to_string(stride) + " outside 2^5..2^16";
@@ -191,13 +189,13 @@ void RdmaEngine::admin_create_cq(const Bytes& body, uint16_t len, AdminDone done
     return done(0, 0);
   }
   load_buf(c.ring.buf, 0, [this, c, stride, done = std::move(done)](bool ok, GuestBuf buf, std::string why) {
-    auto it = cqs_.find(c.cq_id);
-    if (it == cqs_.end()) return done(0, 0);
+    RdmaCompletions::Cq* found = cq_.find_cq(c.cq_id);
+    if (!found) return done(0, 0);
     if (!ok) {
       env_.ctx.event(env_.path, "rdma_cq_unusable").u64("cq", c.cq_id).str("reason", why);
       return done(0, 0);
     }
-    Cq& cq = it->second;
+    RdmaCompletions::Cq& cq = *found;
     cq.buf = std::move(buf);
     cq.depth = 1u << c.ring.depth_log2;
     cq.stride_log2 = stride;
@@ -211,7 +209,7 @@ void RdmaEngine::admin_create_cq(const Bytes& body, uint16_t len, AdminDone done
 void RdmaEngine::admin_create_qp(const Bytes& body, uint16_t len, AdminDone done) {
   AdminCreateQp c;
   if (!decode_admin_create_qp(body.data(), len, &c)) return done(1, 0);
-  if (!cqs_.count(c.sq_cq_id) || !cqs_.count(c.rq_cq_id)) {
+  if (!cq_.has_cq(c.sq_cq_id) || !cq_.has_cq(c.rq_cq_id)) {
     env_.ctx.event(env_.path, "rdma_qp_refused").u64("qp", c.qp_id).str("reason", "unknown CQ");
     return done(1, 0);
   }

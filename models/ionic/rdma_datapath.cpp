@@ -127,12 +127,12 @@ void RdmaEngine::local_op(WorkPtr w) {
   const Qp& qp = *live_qp(w->qid, w->gen);  // decide() checked
   if (wqe.op == IONIC_V1_OP_LOCAL_INV) {
     mrs_.remove(wqe.imm_key);
-    post_npg(qp.sq_cq, w->qid, wqe.id, IONIC_STS_OK);
+    cq_.post_npg(qp.sq_cq, w->qid, wqe.id, IONIC_STS_OK);
     return w->next();
   }
   if ((1u << qp.sq_stride_log2) < WQE_REG_MR_MIN_BYTES) {
     env_.ctx.event(env_.path, "rdma_mr_refused").hex("key", wqe.imm_key).str("reason", "REG_MR WQE truncated");
-    post_npg(qp.sq_cq, w->qid, wqe.id, IONIC_STS_OK);
+    cq_.post_npg(qp.sq_cq, w->qid, wqe.id, IONIC_STS_OK);
     return w->next();
   }
   mrs_.drop_rotations(wqe.imm_key);
@@ -140,7 +140,7 @@ void RdmaEngine::local_op(WorkPtr w) {
     const Wqe& wqe = w->wqe;
     if (ok) mrs_.put(MemRegion{wqe.imm_key, wqe.mr_va, wqe.mr_length, 0x0fff, std::move(buf)});
     else env_.ctx.event(env_.path, "rdma_mr_refused").hex("key", wqe.imm_key).str("reason", why);
-    if (Qp* q = live_qp(w->qid, w->gen)) post_npg(q->sq_cq, w->qid, wqe.id, IONIC_STS_OK);
+    if (Qp* q = live_qp(w->qid, w->gen)) cq_.post_npg(q->sq_cq, w->qid, wqe.id, IONIC_STS_OK);
     w->next();
   });
 }
@@ -374,7 +374,7 @@ void RdmaEngine::deliver_recv(uint32_t dst_qp, uint32_t src_qp, std::shared_ptr<
     put_be32(body + CQE_RECV_IMM, imm);
     env_.ctx.event(env_.path, events::rdma_recv).u64("qp", dst_qp).u64("src_qp", src_qp).u64("len", copied)
         .str("status", ionic_wc_status_name(status));
-    post_cqe(dq.rq_cq, body, truncated ? status : copied, IONIC_V1_CQE_TYPE_RECV, dst_qp, truncated);
+    cq_.post_cqe(dq.rq_cq, body, truncated ? status : copied, IONIC_V1_CQE_TYPE_RECV, dst_qp, truncated);
     done(true);
   });
 }

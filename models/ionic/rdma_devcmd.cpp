@@ -1,7 +1,8 @@
-// The RDMA devcmds 50-53, the event queues and the doorbell dispatch (rdma_engine.h).
+// The RDMA devcmds 50-53 and the doorbell dispatch (rdma_engine.h).
 // sc_spawn (the decision thread of fp8-impl rtl) needs SystemC's dynamic processes, declared
 // only when this is defined before <systemc> is first included.
 #define SC_INCLUDE_DYNAMIC_PROCESSES
+#include "ionic/dma_io.h"
 #include "ionic/ionic_if.h"
 #include "ionic/le_bytes.h"
 #include "ionic/rdma_engine.h"
@@ -10,7 +11,13 @@
 
 namespace dpusim::ionic {
 
-RdmaEngine::RdmaEngine(Env env) : env_(std::move(env)) {
+RdmaEngine::RdmaEngine(Env env)
+    : env_(std::move(env)),
+      cq_(RdmaCompletions::Ports{
+          env_.ctx, env_.path,
+          [this](const std::vector<BusRun>& runs, const uint8_t* bytes) { dma_scatter(env_.device.dma(), runs, bytes); },
+          [this](uint64_t addr, const uint8_t* bytes, size_t len) { env_.device.dma().write(addr, bytes, len); },
+          [this](uint32_t intr) { env_.intr.assert_irq(intr); }}) {
   path_ = std::make_unique<p4::rdma::RdmaPath>([this](uint64_t, const std::string& line) {
     env_.ctx.event(env_.path, "log").str("level", "warning").str("msg", "rocm-ernic: " + line);
   });
@@ -51,10 +58,11 @@ bool RdmaEngine::set_fp8_impl(const std::string& impl, std::string* error) {
 
 void RdmaEngine::flush_log() { path_->flush_log(env_.ctx.local_ps()); }
 
-RdmaEngine::Eq* RdmaEngine::find_eq(uint32_t qid) {
-  for (Eq& e : eqs_)
-    if (e.qid == qid) return &e;
-  return nullptr;
+RdmaEngine::Counters RdmaEngine::counters() const {
+  Counters c = counters_;
+  c.cqes = cq_.cqes();
+  c.eqes = cq_.eqes();
+  return c;
 }
 
 Comp RdmaEngine::devcmd(const uint8_t* cmd) {
@@ -64,10 +72,9 @@ Comp RdmaEngine::devcmd(const uint8_t* cmd) {
   switch (c.opcode) {
     case IONIC_CMD_RDMA_RESET_LIF:
       // Everything of the RDMA LIF goes, the resources the admin queues created too.
-      eqs_.clear();
+      cq_.clear();
       aqs_.clear();
       pending_cq_valid_ = false;
-      cqs_.clear();
       qps_.clear();
       ahs_.clear();
       mrs_ = MrTable{};
@@ -75,8 +82,7 @@ Comp RdmaEngine::devcmd(const uint8_t* cmd) {
       trace_pending = 0;
       break;
     case IONIC_CMD_RDMA_CREATE_EQ:
-      if (eqs_.size() >= IONIC_RDMA_MAX_EQ) refused = "more than 32 EQs";
-      else eqs_.push_back(Eq{c.qid, c.cid, c.dma_addr, c.depth_log2, c.stride_log2, 0, true});
+      refused = cq_.create_eq(c);
       break;
     case IONIC_CMD_RDMA_CREATE_CQ:
       pending_cq_ = c;  // taken by the next CREATE_ADMINQ
@@ -106,24 +112,6 @@ Comp RdmaEngine::devcmd(const uint8_t* cmd) {
   return comp;
 }
 
-void RdmaEngine::post_eqe(uint32_t eq_id, uint32_t cq_id) {
-  Eq* eq = find_eq(eq_id);
-  if (!eq) {
-    env_.ctx.event(env_.path, "rdma_eqe_lost").u64("eq", eq_id).u64("cq", cq_id);
-    return;
-  }
-  const uint32_t depth = 1u << (eq->depth_log2 & 31);
-  const uint32_t evt = cq_id << IONIC_V1_EQE_QID_SHIFT | IONIC_V1_EQE_CQ_NOTIFY << IONIC_V1_EQE_CODE_SHIFT |
-                       IONIC_V1_EQE_TYPE_CQ << IONIC_V1_EQE_TYPE_SHIFT | (eq->color ? IONIC_V1_EQE_COLOR : 0);
-  uint8_t bytes[4];
-  put_be32(bytes, evt);
-  // The EQE goes down before the interrupt: posted writes stay in order on the link.
-  env_.device.dma().write(eq->dma + (uint64_t(eq->prod % depth) << (eq->stride_log2 & 31)), bytes, 4);
-  ++counters_.eqes;
-  if (++eq->prod % depth == 0) eq->color = !eq->color;
-  env_.intr.assert_irq(eq->intr);
-}
-
 void RdmaEngine::doorbell(const Doorbell& db) {
   switch (db.qtype) {
     case IONIC_RDMA_QTYPE_AQ:
@@ -151,7 +139,7 @@ void RdmaEngine::doorbell(const Doorbell& db) {
       return retry_waiting(db.qid);
     }
     case IONIC_RDMA_QTYPE_CQ:
-      if (cqs_.count(db.qid)) return cq_doorbell(db.qid, db.ring, db.p_index);
+      if (cq_.doorbell(db.qid, db.ring, db.p_index)) return;
       break;
     default:
       return;  // the EQ doorbell: the driver's consumer index, which the device does not need

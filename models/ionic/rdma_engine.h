@@ -4,16 +4,14 @@
 //  - device commands 50-53 (rdma_devcmd.cpp): RESET_LIF clears the EQs, the pending CQ and the
 //    admin queues; CREATE_EQ records up to 32 EQs (producer 0, colour 1); CREATE_CQ is held
 //    pending and the next CREATE_ADMINQ takes it (none pending, or a fifth admin queue: status
-//    1). An EQE (be32: colour, type, code, the CQ's id) is written before its EQ's interrupt is
-//    asserted.
+//    1).
+//  - the CQs and EQs (rdma_completions.h, an object of its own): CQEs, EQEs before their
+//    interrupt, arming, the send-side completion rules.
 //  - the RDMA admin queues (rdma_admin.cpp): 64-byte strides from the consumer index up to the
 //    producer the doorbell (qtype 5, qid = the admin queue) gave; a WQE spans
 //    ceil((4 + len) / 64) strides, at most 4 and never past the producer. Each opcode as
 //    rocm-ernic answers it; an admin CQE (the slot, the opcode, status_length, colour and
 //    error bits) and then an EQE and the interrupt after each.
-//  - CQs with stride 2^5..2^16 and depth up to 2^24, a colour that starts at 1 and flips per
-//    wrap, consumer index (ring 0) and arming (rings 1, 2) doorbells; arming is a level: an arm
-//    with completions unread fires at once, otherwise the next CQE fires it once.
 //  - QPs of type RC, UC and UD (qpid 1 always GSI) with their SQ and RQ rings, MODIFY_QP with
 //    the RoCE header template, QUERY_QP into the driver's two buffers; MRs direct or by page
 //    table, lkey 0 for bus addresses; SQ doorbells (qtype 6) process up to the producer, RQ
@@ -46,6 +44,7 @@
 #include "dpusim/p4/rdma/path.h"
 #include "ionic/devcmd.h"
 #include "ionic/intr_ctrl.h"
+#include "ionic/rdma_completions.h"
 #include "ionic/rdma_decode.h"
 #include "ionic/rdma_mem.h"
 #include "net/mesh.h"
@@ -90,33 +89,17 @@ class RdmaEngine : public net::MeshEnd {
   struct Counters {
     uint64_t admin_cmds = 0, wqes = 0, cqes = 0, eqes = 0, bytes_moved = 0, denied = 0;
   };
-  const Counters& counters() const { return counters_; }
+  Counters counters() const;
   uint32_t trace_pending = 0;  // remote requests awaiting their answer (VCD)
   void flush_log();
 
   // ---- State (public for the files that implement the engine, not for other models) ----
-  struct Eq {
-    uint32_t qid = 0, intr = 0;
-    uint64_t dma = 0;
-    uint8_t depth_log2 = 0, stride_log2 = 0;
-    uint32_t prod = 0;
-    bool color = true;
-  };
   struct Aq {
     uint32_t id = 0, cq_id = 0, eq_id = 0;
     uint64_t ring = 0, cq_ring = 0;
     uint32_t depth = 1, cq_depth = 1;
     uint32_t cons = 0, prod = 0, cq_prod = 0;
     bool cq_color = true, busy = false;
-  };
-  struct Cq {
-    bool usable = false;
-    uint32_t eq_id = 0;
-    GuestBuf buf;
-    uint32_t depth = 1;
-    unsigned stride_log2 = 5;
-    uint32_t prod = 0, cons = 0;
-    bool color = true, armed = false;
   };
   struct Inbound;  // a mesh request waiting for a receive (rdma_remote.cpp)
   struct Qp {
@@ -152,9 +135,6 @@ class RdmaEngine : public net::MeshEnd {
   struct Work;
   using WorkPtr = std::shared_ptr<Work>;
 
-  // rdma_devcmd.cpp: the queues of the devcmds, events.
-  Eq* find_eq(uint32_t qid);
-  void post_eqe(uint32_t eq_id, uint32_t cq_id);
   // rdma_admin.cpp: the admin queues.
   void service_aq(unsigned aq);
   void aq_next(unsigned aq);
@@ -172,15 +152,10 @@ class RdmaEngine : public net::MeshEnd {
   void read_template(uint64_t dma, uint32_t len, std::function<void(bool parsed, RoceDest dest)> done);
   // The mesh node a GID belongs to (this node's own included); UINT32_MAX without a mesh.
   bool node_of(const std::array<uint8_t, 16>& gid, uint32_t* node) const;
-  // rdma_cq.cpp: completions.
-  void post_cqe(uint32_t cq_id, const uint8_t* body24, uint32_t status_len, uint32_t type, uint32_t qid, bool error);
-  // The send-side completion of a work request by rocm-ernic's rules; `always`: completed even
-  // where they write nothing for an unsignalled one (a refusal by the P4 program).
-  void post_send_completion(Qp& qp, uint32_t qid, const Wqe& wqe, uint8_t status, bool always = false);
-  void post_npg(uint32_t cq_id, uint32_t qid, uint64_t wqe_id, uint8_t status);
-  void post_msn(uint32_t cq_id, uint32_t qid, uint32_t msn, uint8_t status);
-  void cq_doorbell(uint32_t qid, uint8_t ring, uint16_t p_index);
-  void fire(uint32_t cq_id, Cq& cq);
+  // The send-side completion of a work request on `qp` (RdmaCompletions::post_send_completion).
+  void post_send_completion(Qp& qp, uint32_t qid, const Wqe& wqe, uint8_t status, bool always = false) {
+    cq_.post_send_completion(qp.sq_cq, qp.rc_like(), &qp.msn, qid, wqe, status, always);
+  }
   // rdma_datapath.cpp: send queues and local operations.
   // The QP of `qid` if it is still the creation `gen` (null once destroyed, reset or re-created).
   Qp* live_qp(uint32_t qid, uint64_t gen);
@@ -207,11 +182,10 @@ class RdmaEngine : public net::MeshEnd {
   void reply(unsigned dst, const uint8_t* req_hdr, uint8_t op, uint8_t status, const Bytes& payload);
 
   Env env_;
-  std::vector<Eq> eqs_;
+  RdmaCompletions cq_;  // the CQs and EQs
   bool pending_cq_valid_ = false;
   RdmaQueueCmd pending_cq_;
   std::vector<Aq> aqs_;
-  std::map<uint32_t, Cq> cqs_;
   std::map<uint32_t, Qp> qps_;
   std::map<uint32_t, Ah> ahs_;
   MrTable mrs_;

@@ -151,8 +151,8 @@ void RdmaEngine::post_remote(WorkPtr w) {
     if (!q) return;
     env_.ctx.event(env_.path, events::rdma_wc).u64("qp", pend->qp).str("op", ionic_op_name(pend->wqe.op))
         .u64("wqe_id", pend->wqe.id).str("status", ionic_wc_status_name(IONIC_STS_RETRY_EXCEEDED));
-    if (pend->use_msn) post_msn(q->sq_cq, pend->qp, pend->msn, IONIC_STS_RETRY_EXCEEDED);
-    else if (pend->wqe.signaled()) post_npg(q->sq_cq, pend->qp, pend->wqe.id, IONIC_STS_RETRY_EXCEEDED);
+    if (pend->use_msn) cq_.post_msn(q->sq_cq, pend->qp, pend->msn, IONIC_STS_RETRY_EXCEEDED);
+    else if (pend->wqe.signaled()) cq_.post_npg(q->sq_cq, pend->qp, pend->wqe.id, IONIC_STS_RETRY_EXCEEDED);
   });
   w->next();  // the send queue goes on; the completion waits for the answer
 }
@@ -193,8 +193,8 @@ void RdmaEngine::handle_message(unsigned src, const Bytes& msg) {
     if (!q) return;
     env_.ctx.event(env_.path, events::rdma_wc).u64("qp", p->qp).str("op", ionic_op_name(p->wqe.op)).u64("wqe_id", p->wqe.id)
         .str("status", ionic_wc_status_name(status));
-    if (p->use_msn) post_msn(q->sq_cq, p->qp, p->msn, status);
-    else if (p->wqe.signaled()) post_npg(q->sq_cq, p->qp, p->wqe.id, status);  // UD/GSI: only if SIG
+    if (p->use_msn) cq_.post_msn(q->sq_cq, p->qp, p->msn, status);
+    else if (p->wqe.signaled()) cq_.post_npg(q->sq_cq, p->qp, p->wqe.id, status);  // UD/GSI: only if SIG
     return;
   }
   auto in = std::make_shared<Inbound>();
