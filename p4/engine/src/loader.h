@@ -106,8 +106,18 @@ class Loader {
   // --- actions (loader_actions.cpp) ---------------------------------------------------
   void load_externs();
   void load_actions();
+  // One primitive of an action (loader_primitives.cpp: a handler per op name).
   Prim primitive(const Json& prim, const ExprScope& scope, const std::string& where,
                  std::size_t index, std::size_t count);
+  // What a primitive's handler is given: its parameters, the action's scope, its op, where it
+  // is (for messages), and how many primitives the action has (jump targets).
+  struct PrimCall {
+    const Json& params;
+    const ExprScope& scope;
+    const std::string& op;
+    const std::string& where;
+    std::size_t count;
+  };
 
   // --- parser and deparser (loader_parser.cpp) ----------------------------------------
   void load_parser();
