@@ -33,6 +33,21 @@ struct Refusal {
 bool load_program(std::string_view text, const ExternRegistry* externs, Program* program,
                   LoadError* error);
 
+// The tables' and conditionals' names, one namespace across pipelines (as in bmv2, where a
+// next table and a table update reach only the first of a name): name -> (node, pipeline).
+struct PipelineNodes {
+  std::map<std::string, std::pair<int, int>> by_name;
+  // A next-node reference (null: none, -1), refused when it names no node or one of another
+  // pipeline.
+  int ref(const Json* v, int pipeline, const std::string& where) const;
+};
+
+class Loader;
+// One table of a pipeline (loader_tables.cpp): its implementation, keys and match_type, key
+// layout, actions and next nodes, default and constant entries; `budget` counts the entries all
+// tables ask for, against P4_MAX_TABLE_ENTRIES_TOTAL.
+void load_table(Loader& loader, const Json& t, TableInfo& tab, const PipelineNodes& nodes, std::uint64_t* budget);
+
 class Loader {
  public:
   Loader(const Json& doc, const ExternRegistry* externs, Program* p)

@@ -1,5 +1,5 @@
-// Pipelines: tables and conditionals (JSON_format.md "pipelines"), the check that each
-// table's match_type is the one its keys make it, the entry budget and the cycle check.
+// Pipelines (JSON_format.md "pipelines"): their nodes' names, action profiles, conditionals,
+// action data and the cycle check; each table is loaded by loader_tables.cpp.
 #include <algorithm>
 #include <set>
 
@@ -7,20 +7,6 @@
 #include "loader.h"
 
 namespace dpusim::p4 {
-
-namespace {
-
-const char* match_type_name(TableMatchType t) {
-  switch (t) {
-    case TableMatchType::kExact: return "exact";
-    case TableMatchType::kLpm: return "lpm";
-    case TableMatchType::kTernary: return "ternary";
-    case TableMatchType::kRange: return "range";
-  }
-  return "?";
-}
-
-}  // namespace
 
 std::vector<std::uint64_t> Loader::action_data(const Json& arr, int action, const std::string& where) {
   const ActionInfo& a = p_.actions[action];
@@ -77,9 +63,9 @@ void Loader::load_pipelines() {
 
   // Pass 1: every node name, in one namespace across pipelines (as in bmv2, where a next
   // table and a table update reach only the first of a name).
-  std::map<std::string, std::pair<int, int>> node_by_name;  // name -> (node, pipeline)
+  PipelineNodes nodes;
   std::set<std::int64_t> table_ids, cond_ids;
-  std::vector<std::pair<const Json*, int>> table_json, cond_json;
+  std::vector<const Json*> table_json, cond_json;
   for (int pi = 0; pi < 2; ++pi) {
     std::string pw = pi == 0 ? "pipeline 'ingress'" : "pipeline 'egress'";
     load_action_profiles(*pj[pi], pw);
@@ -92,7 +78,7 @@ void Loader::load_pipelines() {
       ti.pipeline = pi;
       if (p_.tables.size() >= P4_MAX_TABLES) refuse(LoadCode::kArraySize, "program has more than " + std::to_string(P4_MAX_TABLES) + " tables");
       p_.tables.push_back(std::move(ti));
-      table_json.emplace_back(&t, pi);
+      table_json.push_back(&t);
     }
     for (const Json& c : array(*pj[pi], "conditionals", P4_MAX_CONDITIONALS, pw)) {
       ConditionalInfo ci;
@@ -103,318 +89,39 @@ void Loader::load_pipelines() {
       if (p_.conditionals.size() >= P4_MAX_CONDITIONALS)
         refuse(LoadCode::kArraySize, "program has more than " + std::to_string(P4_MAX_CONDITIONALS) + " conditionals");
       p_.conditionals.push_back(std::move(ci));
-      cond_json.emplace_back(&c, pi);
+      cond_json.push_back(&c);
     }
   }
   for (std::size_t i = 0; i < p_.tables.size(); ++i) {
-    if (!node_by_name.emplace(p_.tables[i].name, std::make_pair(static_cast<int>(i), p_.tables[i].pipeline)).second)
+    if (!nodes.by_name.emplace(p_.tables[i].name, std::make_pair(static_cast<int>(i), p_.tables[i].pipeline)).second)
       refuse(LoadCode::kDuplicate, "duplicate table or conditional name '" + p_.tables[i].name + "'");
     p_.table_by_name[p_.tables[i].name] = static_cast<int>(i);
   }
   for (std::size_t i = 0; i < p_.conditionals.size(); ++i) {
-    if (!node_by_name.emplace(p_.conditionals[i].name,
-                              std::make_pair(p_.conditional_node(static_cast<int>(i)), p_.conditionals[i].pipeline)).second)
+    if (!nodes.by_name.emplace(p_.conditionals[i].name,
+                               std::make_pair(p_.conditional_node(static_cast<int>(i)), p_.conditionals[i].pipeline)).second)
       refuse(LoadCode::kDuplicate, "duplicate table or conditional name '" + p_.conditionals[i].name + "'");
     p_.conditional_by_name[p_.conditionals[i].name] = static_cast<int>(i);
   }
-  auto node_ref = [&](const Json* v, int pipeline, const std::string& where) {
-    if (v == nullptr || v->is_null()) return -1;
-    if (!v->is_string()) refuse(LoadCode::kSchema, where + ": next node is not a name or null");
-    auto it = node_by_name.find(v->get<std::string>());
-    if (it == node_by_name.end())
-      refuse(LoadCode::kDanglingRef, where + " names table or conditional '" + v->get<std::string>() + "', which does not exist");
-    if (it->second.second != pipeline)
-      refuse(LoadCode::kDanglingRef, where + " names '" + v->get<std::string>() + "' of another pipeline");
-    return it->second.first;
-  };
   p_.ingress.name = "ingress";
-  p_.ingress.init_node = node_ref(find(*pj[0], "init_table"), 0, "pipeline 'ingress' init_table");
+  p_.ingress.init_node = nodes.ref(find(*pj[0], "init_table"), 0, "pipeline 'ingress' init_table");
   p_.egress.name = "egress";
-  p_.egress.init_node = node_ref(find(*pj[1], "init_table"), 1, "pipeline 'egress' init_table");
+  p_.egress.init_node = nodes.ref(find(*pj[1], "init_table"), 1, "pipeline 'egress' init_table");
 
-  // Pass 2: tables.
+  // Pass 2: tables (loader_tables.cpp).
   std::uint64_t budget = 0;
-  for (std::size_t ti = 0; ti < p_.tables.size(); ++ti) {
-    const Json& t = *table_json[ti].first;
-    TableInfo& tab = p_.tables[ti];
-    std::string where = "table '" + tab.name + "'";
-    std::string type = find(t, "type") ? string(t, "type", where) : "simple";
-    if (type == "indirect" || type == "indirect_ws") {
-      tab.impl = type == "indirect" ? TableImpl::kIndirect : TableImpl::kIndirectWs;
-      if (const Json* ap = find(t, "action_profile"); ap != nullptr && !ap->is_null()) {
-        tab.profile = named_operand(Json{{"type", "action_profile"}, {"value", *ap}}, "action_profile", p_.action_profile_by_name, where);
-      } else if (const Json* legacy = find(t, "act_prof_name"); legacy != nullptr && !legacy->is_null()) {
-        // The old format: the table declares its profile (and selector) itself.
-        ActionProfileInfo ap_info;
-        ap_info.name = string(t, "act_prof_name", where);
-        check_name(ap_info.name, where + " act_prof_name");
-        ap_info.id = tab.id;
-        ap_info.max_size = static_cast<std::uint32_t>(integer(t, "max_size", where, 0, INT32_MAX));
-        if (tab.impl == TableImpl::kIndirectWs) {
-          const Json& sel = member(t, "selector", where);
-          ap_info.selector = add_calculation(ap_info.name + " selector", -1, string(sel, "algo", where + " selector"),
-                                             calc_inputs(array(sel, "input", P4_MAX_CALC_INPUTS, where + " selector", false), where + " selector", true),
-                                             where + " selector");
-        }
-        if (!p_.action_profile_by_name.emplace(ap_info.name, static_cast<int>(p_.action_profiles.size())).second)
-          refuse(LoadCode::kDuplicate, where + ": duplicate action profile name '" + ap_info.name + "'");
-        tab.profile = static_cast<int>(p_.action_profiles.size());
-        p_.action_profiles.push_back(std::move(ap_info));
-      } else {
-        refuse(LoadCode::kSchema, where + " is indirect and names no 'action_profile'");
-      }
-      const ActionProfileInfo& prof = p_.action_profiles[static_cast<std::size_t>(tab.profile)];
-      if (tab.impl == TableImpl::kIndirectWs && prof.selector < 0)
-        refuse(LoadCode::kOperandKind, where + " is indirect_ws but action profile '" + prof.name + "' has no selector");
-    } else if (type != "simple") {
-      refuse(LoadCode::kSchema, where + " has implementation type '" + type.substr(0, 40) + "'");
-    }
-    tab.with_counters = boolean(t, "with_counters", where, false);
-    tab.support_timeout = boolean(t, "support_timeout", where, false);
-    if (const Json* dm = find(t, "direct_meters"); dm != nullptr && !dm->is_null()) {
-      tab.direct_meter = named_operand(Json{{"type", "meter_array"}, {"value", *dm}}, "meter_array", p_.meter_by_name, where + " direct_meters");
-    }
-    std::string mt = string(t, "match_type", where);
-    for (const Json& kj : array(t, "key", P4_MAX_KEY_FIELDS, where)) {
-      KeyField kf;
-      std::string kmt = string(kj, "match_type", where + " key");
-      const Json& target = member(kj, "target", where + " key");
-      if (kmt == "range") kf.kind = MatchKind::kRange;
-      else if (kmt == "exact") kf.kind = MatchKind::kExact;
-      else if (kmt == "lpm") kf.kind = MatchKind::kLpm;
-      else if (kmt == "ternary") kf.kind = MatchKind::kTernary;
-      else if (kmt == "optional") kf.kind = MatchKind::kOptional;
-      else if (kmt == "valid") kf.kind = MatchKind::kValid;
-      else refuse(LoadCode::kSchema, where + " key has match_type '" + kmt + "'");
-      std::string tname;
-      if (kf.kind == MatchKind::kValid) {
-        if (!target.is_string()) refuse(LoadCode::kSchema, where + ": a 'valid' key's target is not a header name");
-        kf.header = header_ref(target.get<std::string>(), where + " key");
-        tname = target.get<std::string>() + ".$valid$";
-      } else if (target.is_array() && target.size() == 2 && target[1].is_string() && target[0].is_string() &&
-                 target[1].get<std::string>() == "$valid$") {
-        kf.header = header_ref(target[0].get<std::string>(), where + " key");
-        tname = target[0].get<std::string>() + ".$valid$";
-      } else {
-        kf.field = field_ref(target, where + " key");
-        if (p_.fields[kf.field].varbit) refuse(LoadCode::kOperandKind, where + " key '" + p_.fields[kf.field].name + "' is a varbit field");
-        tname = p_.fields[kf.field].name;
-      }
-      kf.target_name = tname;
-      if (const Json* nj = find(kj, "name"); nj != nullptr && !nj->is_null()) {
-        if (!nj->is_string()) refuse(LoadCode::kSchema, where + " key name is not a string");
-        kf.name = nj->get<std::string>();
-        check_name(kf.name, where + " key");
-      } else {
-        kf.name = tname;
-      }
-      kf.width = kf.field >= 0 ? p_.fields[kf.field].width : 1;
-      if (kf.width > P4_MAX_ENTRY_FIELD_BITS)
-        refuse(LoadCode::kEntryFieldWidth, where + " key '" + kf.name + "' is " + std::to_string(kf.width) +
-                                               " bits; a table entry carries at most " + std::to_string(P4_MAX_ENTRY_FIELD_BITS) +
-                                               " bits of a key field");
-      kf.nbytes = (kf.width + 7) / 8;
-      if (const Json* mj = find(kj, "mask"); mj != nullptr && !mj->is_null()) {
-        kf.mask = hexbytes(*mj, kf.nbytes, where + " key '" + kf.name + "' mask");
-        // Bits above the field's width cannot be in a byte-padded mask of the field.
-        Value m;
-        m.set_bytes_be(kf.mask.data(), kf.mask.size());
-        if (m.bit_length() > kf.width)
-          refuse(LoadCode::kLiteralWidth, where + " key '" + kf.name + "' mask " + m.to_hex() + " is wider than the " +
-                                              std::to_string(kf.width) + "-bit field");
-      }
-      tab.keys.push_back(std::move(kf));
-    }
-    // The match_type p4c derives from the keys; the lookup goes by it, so they must agree.
-    int lpm = 0, ternary = 0, range = 0;
-    for (std::size_t k = 0; k < tab.keys.size(); ++k) {
-      if (tab.keys[k].kind == MatchKind::kLpm) {
-        ++lpm;
-        tab.lpm_key = static_cast<int>(k);
-      }
-      if (tab.keys[k].kind == MatchKind::kTernary || tab.keys[k].kind == MatchKind::kOptional) ++ternary;
-      if (tab.keys[k].kind == MatchKind::kRange) ++range;
-    }
-    if (lpm > 1) refuse(LoadCode::kMultipleLpm, where + " has " + std::to_string(lpm) + " LPM keys; a table may have one");
-    tab.has_range = range > 0;
-    tab.match_type = range     ? TableMatchType::kRange
-                     : ternary ? TableMatchType::kTernary
-                     : lpm     ? TableMatchType::kLpm
-                               : TableMatchType::kExact;
-    if (mt != match_type_name(tab.match_type))
-      refuse(LoadCode::kMatchType, where + " has match_type '" + mt + "' but its keys make it '" +
-                                       match_type_name(tab.match_type) + "'");
-    // Key layout: fields in key order, except that an LPM table puts its LPM field last,
-    // so that the prefix covers the exact fields and then the LPM field's leading bits.
-    int off = 0;
-    for (std::size_t k = 0; k < tab.keys.size(); ++k)
-      if (static_cast<int>(k) != tab.lpm_key || tab.match_type != TableMatchType::kLpm) {
-        tab.keys[k].offset = off;
-        off += tab.keys[k].nbytes;
-      }
-    if (tab.match_type == TableMatchType::kLpm) {
-      tab.keys[tab.lpm_key].offset = off;
-      off += tab.keys[tab.lpm_key].nbytes;
-    }
-    tab.key_bytes = off;
-    for (std::size_t k = 0; k < tab.keys.size(); ++k) tab.key_order.push_back(static_cast<int>(k));
-    std::sort(tab.key_order.begin(), tab.key_order.end(),
-              [&](int a, int b) { return tab.keys[static_cast<std::size_t>(a)].offset < tab.keys[static_cast<std::size_t>(b)].offset; });
-    for (int k : tab.key_order) {
-      const KeyField& kf = tab.keys[static_cast<std::size_t>(k)];
-      KeyStep s;
-      if (kf.field >= 0) {
-        s.limb = p_.fields[static_cast<std::size_t>(kf.field)].limb;
-        s.nlimbs = p_.fields[static_cast<std::size_t>(kf.field)].nlimbs;
-      }
-      s.header = kf.header;
-      s.nbytes = kf.nbytes;
-      s.offset = kf.offset;
-      s.key = k;
-      s.masked = !kf.mask.empty();
-      tab.key_plan.push_back(s);
-    }
-
-    std::int64_t max_size = integer(t, "max_size", where, 0, INT64_MAX);
-    budget += static_cast<std::uint64_t>(max_size);
-    if (budget > P4_MAX_TABLE_ENTRIES_TOTAL)
-      refuse(LoadCode::kEntryBudget, where + ": tables ask for " + std::to_string(budget) + " entries in all, more than the budget of " +
-                                         std::to_string(P4_MAX_TABLE_ENTRIES_TOTAL));
-    tab.max_size = static_cast<std::uint32_t>(max_size);
-
-    const Json& anames = array(t, "actions", P4_MAX_ACTIONS, where, false);
-    const Json* aids = find(t, "action_ids");
-    if (aids != nullptr && !aids->is_null()) {
-      check_array(*aids, P4_MAX_ACTIONS, where + " action_ids");
-      if (aids->size() != anames.size()) refuse(LoadCode::kSchema, where + ": 'action_ids' and 'actions' differ in length");
-    }
-    tab.next_by_action.assign(p_.actions.size(), -1);
-    std::map<std::string, int> table_action;  // name -> action, within this table
-    for (std::size_t i = 0; i < anames.size(); ++i) {
-      if (!anames[i].is_string()) refuse(LoadCode::kSchema, where + ": an action is not a name");
-      const std::string an = anames[i].get<std::string>();
-      int action = -1;
-      if (aids != nullptr && !aids->is_null()) {
-        std::int64_t id = as_integer((*aids)[i], where + " action id", 0, INT32_MAX);
-        for (std::size_t a = 0; a < p_.actions.size() && action < 0; ++a)
-          if (p_.actions[a].id == id) action = static_cast<int>(a);
-        if (action < 0) refuse(LoadCode::kDanglingRef, where + " names action id " + std::to_string(id) + ", which does not exist");
-        if (p_.actions[action].name != an)
-          refuse(LoadCode::kDanglingRef, where + ": action id " + std::to_string(id) + " is '" + p_.actions[action].name + "', not '" + an + "'");
-      } else {
-        auto it = p_.action_by_name.find(an);
-        if (it == p_.action_by_name.end()) refuse(LoadCode::kDanglingRef, where + " names action '" + an + "', which does not exist");
-        if (duplicate_action_names_.count(an))
-          refuse(LoadCode::kDuplicate, where + " names action '" + an + "', which several actions are called, without action_ids");
-        action = it->second;
-      }
-      if (!table_action.emplace(an, action).second) refuse(LoadCode::kDuplicate, where + " lists action '" + an + "' twice");
-      tab.actions.push_back(action);
-      tab.data_limbs = std::max(tab.data_limbs, p_.actions[action].data_limbs);
-    }
-    tab.base_default_next = node_ref(find(t, "base_default_next"), tab.pipeline, where + " base_default_next");
-    for (int a : tab.actions) tab.next_by_action[a] = tab.base_default_next;
-    const Json& next = member(t, "next_tables", where);
-    if (!next.is_object()) refuse(LoadCode::kSchema, where + " 'next_tables' is not an object");
-    if (next.contains("__HIT__") || next.contains("__MISS__")) {
-      tab.hit_miss = true;
-      tab.next_hit = next.contains("__HIT__") ? node_ref(&next["__HIT__"], tab.pipeline, where + " __HIT__") : tab.base_default_next;
-      tab.next_miss = next.contains("__MISS__") ? node_ref(&next["__MISS__"], tab.pipeline, where + " __MISS__") : tab.base_default_next;
-    }
-    for (auto it = next.begin(); it != next.end(); ++it) {
-      if (it.key() == "__HIT__" || it.key() == "__MISS__") continue;
-      auto a = table_action.find(it.key());
-      if (a == table_action.end())
-        refuse(LoadCode::kDanglingRef, where + " next_tables names '" + it.key() + "', which is not one of its actions");
-      tab.next_by_action[a->second] = node_ref(&it.value(), tab.pipeline, where + " next_tables '" + it.key() + "'");
-    }
-    if (const Json* de = find(t, "default_entry"); de != nullptr && !de->is_null()) {
-      std::string dw = where + " default_entry";
-      std::int64_t aid = integer(*de, "action_id", dw, 0, INT32_MAX);
-      int action = -1;
-      for (int a : tab.actions)
-        if (p_.actions[a].id == aid) action = a;
-      if (action < 0) refuse(LoadCode::kDanglingRef, dw + " names action id " + std::to_string(aid) + ", which is not one of the table's actions");
-      tab.default_entry.present = true;
-      tab.default_entry.action = action;
-      tab.default_entry.action_const = boolean(*de, "action_const", dw, false);
-      const Json* ad = find(*de, "action_data");
-      if (ad == nullptr || ad->is_null()) {
-        if (!p_.actions[action].params.empty())
-          refuse(LoadCode::kSchema, dw + " gives no data for the parameters of '" + p_.actions[action].name + "'");
-        tab.default_entry.data.assign(static_cast<std::size_t>(p_.actions[action].data_limbs), 0);
-      } else {
-        tab.default_entry.data = action_data(*ad, action, dw);
-        tab.default_entry.entry_const = boolean(*de, "action_entry_const", dw, false);
-      }
-    }
-    if (const Json* ej = find(t, "entries"); ej != nullptr && !ej->is_null()) {
-      check_array(*ej, P4_MAX_CONST_ENTRIES, where + " 'entries'");
-      // bmv2 makes a table with an 'entries' key immutable and sizes it by that list, so an
-      // empty list is a table that can never hold an entry: refused, not loaded inert.
-      if (ej->empty())
-        refuse(LoadCode::kTableEntries, where + " has an empty 'entries' list: an immutable table that can never match");
-      tab.immutable = true;
-      for (std::size_t i = 0; i < ej->size(); ++i) {
-        const Json& e = (*ej)[i];
-        std::string ew = where + " entry " + std::to_string(i);
-        ConstEntry ce;
-        ce.key.assign(static_cast<std::size_t>(tab.key_bytes), 0);
-        ce.mask.assign(static_cast<std::size_t>(tab.key_bytes), 0);
-        const Json& mk = array(e, "match_key", P4_MAX_KEY_FIELDS, ew, false);
-        if (mk.size() != tab.keys.size())
-          refuse(LoadCode::kTableEntries, ew + " has " + std::to_string(mk.size()) + " match fields; the table has " +
-                                              std::to_string(tab.keys.size()) + " keys");
-        for (std::size_t k = 0; k < mk.size(); ++k) {
-          const KeyField& kf = tab.keys[k];
-          std::string kw = ew + " key '" + kf.name + "'";
-          std::string kmt = string(mk[k], "match_type", kw);
-          Value v = kf.kind == MatchKind::kValid ? Value::of(boolean(mk[k], "key", kw, false) ? 1 : 0)
-                    : kmt == "range"             ? Value::zero()
-                                                 : hexstr_fitting(member(mk[k], "key", kw), kf.width, kw);
-          v.get_bytes_be(&ce.key[kf.offset], static_cast<std::size_t>(kf.nbytes));
-          Value m = Value::ones(kf.width);
-          if (kmt == "ternary") {
-            m = hexstr_fitting(member(mk[k], "mask", kw), kf.width, kw + " mask");
-          } else if (kmt == "lpm") {
-            ce.prefix_len = static_cast<int>(integer(mk[k], "prefix_length", kw, 0, kf.width));
-          } else if (kmt == "optional") {
-            if (const Json* mj = find(mk[k], "mask"); mj != nullptr && !mj->is_null())
-              m = hexstr_fitting(*mj, kf.width, kw + " mask");
-          } else if (kmt == "range") {
-            // The start is the key; the end goes beside it (the mask stays all ones).
-            if (ce.high.empty()) ce.high.assign(static_cast<std::size_t>(tab.key_bytes), 0);
-            Value end = hexstr_fitting(member(mk[k], "end", kw), kf.width, kw + " end");
-            v = hexstr_fitting(member(mk[k], "start", kw), kf.width, kw + " start");
-            v.get_bytes_be(&ce.key[kf.offset], static_cast<std::size_t>(kf.nbytes));
-            end.get_bytes_be(&ce.high[kf.offset], static_cast<std::size_t>(kf.nbytes));
-          }
-          m.get_bytes_be(&ce.mask[kf.offset], static_cast<std::size_t>(kf.nbytes));
-        }
-        const Json& ae = member(e, "action_entry", ew);
-        std::int64_t aid = integer(ae, "action_id", ew, 0, INT32_MAX);
-        for (int a : tab.actions)
-          if (p_.actions[a].id == aid) ce.action = a;
-        if (ce.action < 0) refuse(LoadCode::kDanglingRef, ew + " names action id " + std::to_string(aid) + ", which is not one of the table's actions");
-        ce.data = action_data(array(ae, "action_data", P4_MAX_ACTION_PARAMS, ew), ce.action, ew);
-        // bmv2 ranks a lower number higher; this engine, like P4Runtime, the other way.
-        std::int64_t prio = find(e, "priority") ? integer(e, "priority", ew, 0, INT32_MAX - 1) : static_cast<std::int64_t>(i);
-        ce.priority = static_cast<int>(INT32_MAX - prio);
-        tab.const_entries.push_back(std::move(ce));
-      }
-    }
-  }
+  for (std::size_t ti = 0; ti < p_.tables.size(); ++ti) load_table(*this, *table_json[ti], p_.tables[ti], nodes, &budget);
   p_.entries_budget_used = budget;
 
   // Pass 3: conditionals.
   for (std::size_t ci = 0; ci < p_.conditionals.size(); ++ci) {
-    const Json& c = *cond_json[ci].first;
+    const Json& c = *cond_json[ci];
     ConditionalInfo& cond = p_.conditionals[ci];
     std::string where = "conditional '" + cond.name + "'";
     ExprScope scope;
     cond.expr = expr_of_kind(member(c, "expression", where), ExprKind::kBool, scope, where);
-    cond.true_next = node_ref(find(c, "true_next"), cond.pipeline, where + " true_next");
-    cond.false_next = node_ref(find(c, "false_next"), cond.pipeline, where + " false_next");
+    cond.true_next = nodes.ref(find(c, "true_next"), cond.pipeline, where + " true_next");
+    cond.false_next = nodes.ref(find(c, "false_next"), cond.pipeline, where + " false_next");
   }
 }
 
