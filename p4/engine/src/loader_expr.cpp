@@ -144,15 +144,241 @@ int Loader::expr_of_kind(const Json& v, ExprKind kind, const ExprScope& scope, c
   return n;
 }
 
+// Named apart from the other loader files' helpers, with which a unity batch compiles this.
+namespace expr_loading {
+namespace {
+
+using Scope = Loader::ExprScope;
+
+int runtime_data(Loader& L, const Json& val, const Scope& scope, const std::string& where) {
+  if (scope.num_params < 0) refuse(LoadCode::kOperandKind, where + ": action data used outside an action");
+  int idx = static_cast<int>(Loader::as_integer(val, where + " runtime data index", 0, INT32_MAX));
+  if (idx >= scope.num_params)
+    refuse(LoadCode::kDanglingRef, where + ": runtime data index " + std::to_string(idx) + " past the action's " +
+                                       std::to_string(scope.num_params) + " parameters");
+  const ActionParam& prm = (*scope.params)[idx];
+  int node = L.add_node(ExprOp::kLocal, ExprKind::kData, idx, prm.limb, prm.nlimbs);
+  L.p_.exprs[static_cast<std::size_t>(node)].small_bits = static_cast<std::int16_t>(prm.width <= kSmallBits ? prm.width : -1);
+  return node;
+}
+
+// header, header_stack (stack), header_union, header_union_stack: an instance by name.
+int named_instance(Loader& L, const std::string& type, const Json& val, const std::string& where) {
+  const Program& p = L.p_;
+  if (!val.is_string()) refuse(LoadCode::kSchema, where + ": " + type + " operand is not a name");
+  std::string n = val.get<std::string>();
+  if (type == "header") return L.add_node(ExprOp::kHeader, ExprKind::kHeader, L.header_ref(n, where));
+  const std::map<std::string, int>& m = (type == "header_union")         ? p.union_by_name
+                                        : (type == "header_union_stack") ? p.union_stack_by_name
+                                                                         : p.stack_by_name;
+  auto it = m.find(n);
+  if (it == m.end()) refuse(LoadCode::kDanglingRef, where + " names " + type + " '" + n + "', which does not exist");
+  if (type == "header_union") return L.add_node(ExprOp::kUnion, ExprKind::kUnion, it->second);
+  if (type == "header_union_stack") return L.add_node(ExprOp::kUnionStack, ExprKind::kUnionStack, it->second);
+  return L.add_node(ExprOp::kStack, ExprKind::kStack, it->second);
+}
+
+int stack_field(Loader& L, const Json& val, const std::string& where) {
+  const Program& p = L.p_;
+  if (!val.is_array() || val.size() != 2 || !val[0].is_string() || !val[1].is_string())
+    refuse(LoadCode::kSchema, where + ": stack_field is not a [stack, field] pair");
+  auto it = p.stack_by_name.find(val[0].get<std::string>());
+  if (it == p.stack_by_name.end())
+    refuse(LoadCode::kDanglingRef, where + " names header stack '" + val[0].get<std::string>() + "', which does not exist");
+  const HeaderTypeInfo& t = p.header_types[p.stacks[it->second].type];
+  for (std::size_t k = 0; k < t.fields.size(); ++k)
+    if (t.fields[k].first == val[1].get<std::string>())
+      return L.add_node(ExprOp::kStackLastField, ExprKind::kData, it->second, static_cast<int>(k));
+  refuse(LoadCode::kDanglingRef, where + " names field '" + val[1].get<std::string>() + "' of stack '" + val[0].get<std::string>() +
+                                     "', which does not exist");
+}
+
+int union_stack_field(Loader& L, const Json& val, const Scope& scope, const std::string& where) {
+  const Program& p = L.p_;
+  if (!scope.parser) refuse(LoadCode::kOperandKind, where + ": union_stack_field outside a parser");
+  if (!val.is_array() || val.size() != 3 || !val[0].is_string() || !val[1].is_string() || !val[2].is_string())
+    refuse(LoadCode::kSchema, where + ": union_stack_field is not a [stack, member, field] triple");
+  auto it = p.union_stack_by_name.find(val[0].get<std::string>());
+  if (it == p.union_stack_by_name.end())
+    refuse(LoadCode::kDanglingRef, where + " names header union stack '" + val[0].get<std::string>() + "', which does not exist");
+  const UnionInfo& u0 = p.unions[p.union_stacks[it->second].unions[0]];
+  for (std::size_t m = 0; m < u0.members.size(); ++m) {
+    if (u0.members[m] != val[1].get<std::string>()) continue;
+    const HeaderTypeInfo& t = p.header_types[p.headers[u0.headers[m]].type];
+    for (std::size_t k = 0; k < t.fields.size(); ++k)
+      if (t.fields[k].first == val[2].get<std::string>())
+        return L.add_node(ExprOp::kUnionStackLastField, ExprKind::kData, it->second, static_cast<int>(m), static_cast<int>(k));
+  }
+  refuse(LoadCode::kDanglingRef, where + " names member field '" + val[1].get<std::string>() + "." + val[2].get<std::string>() +
+                                     "' of union stack '" + val[0].get<std::string>() + "', which does not exist");
+}
+
+int lookahead(Loader& L, const Json& val, const Scope& scope, const std::string& where) {
+  if (!scope.parser) refuse(LoadCode::kOperandKind, where + ": lookahead outside a parser");
+  if (!val.is_array() || val.size() != 2) refuse(LoadCode::kSchema, where + ": lookahead is not an [offset, width] pair");
+  int off = static_cast<int>(Loader::as_integer(val[0], where + " lookahead offset", 0, P4_MAX_FRAME_BYTES * 8));
+  int w = static_cast<int>(Loader::as_integer(val[1], where + " lookahead width", 1, P4_MAX_FIELD_BITS));
+  return L.add_node(ExprOp::kLookahead, ExprKind::kData, off, w);
+}
+
+// An operator's call: its name, operands and where it is.
+struct OpCall {
+  Loader& L;
+  const Json& val;
+  const Scope& scope;
+  const std::string& op;
+  const std::string& where;
+  const Json& need(const char* which) const {
+    const Json* side = Loader::find(val, which);
+    if (side == nullptr || side->is_null()) refuse(LoadCode::kSchema, where + ": operator '" + op + "' has no " + which + " operand");
+    return *side;
+  }
+  int operand(const char* which, ExprKind kind) const {
+    return L.expr_of_kind(need(which), kind, scope, where + " '" + op + "'");
+  }
+  int any(const char* which) const { return L.expr(need(which), scope, where + " '" + op + "'"); }
+};
+
+// Unary operators: the node, its kind, and the kind its (right) operand must be.
+struct Unary {
+  const char* name;
+  ExprOp op;
+  ExprKind kind, operand;
+};
+const Unary kUnary[] = {
+    {"not", ExprOp::kNot, ExprKind::kBool, ExprKind::kBool},
+    {"~", ExprOp::kBitNeg, ExprKind::kData, ExprKind::kData},
+    {"d2b", ExprOp::kD2B, ExprKind::kBool, ExprKind::kData},
+    {"b2d", ExprOp::kB2D, ExprKind::kData, ExprKind::kBool},
+    {"valid", ExprOp::kValid, ExprKind::kBool, ExprKind::kHeader},
+    {"valid_union", ExprOp::kValidUnion, ExprKind::kBool, ExprKind::kUnion},
+};
+
+int equality(const OpCall& c) {
+  const Program& p = c.L.p_;
+  int l = c.any("left");
+  int r = c.any("right");
+  ExprKind lk = p.exprs[l].kind, rk = p.exprs[r].kind;
+  if (lk != rk) refuse(LoadCode::kOperandKind, c.where + ": '" + c.op + "' compares " + kind_name(lk) + " with " + kind_name(rk));
+  bool eq = c.op == "==";
+  switch (lk) {
+    case ExprKind::kData: return c.L.add_node(eq ? ExprOp::kEq : ExprOp::kNe, ExprKind::kBool, l, r);
+    case ExprKind::kBool: return c.L.add_node(eq ? ExprOp::kEqBool : ExprOp::kNeBool, ExprKind::kBool, l, r);
+    case ExprKind::kHeader:
+      if (header_type_of(p, l) != header_type_of(p, r))
+        refuse(LoadCode::kOperandKind, c.where + ": '" + c.op + "' compares headers of different types");
+      return c.L.add_node(eq ? ExprOp::kEqHeader : ExprOp::kNeHeader, ExprKind::kBool, l, r);
+    case ExprKind::kUnion:
+      if (union_members_of(p, l) != union_members_of(p, r))
+        refuse(LoadCode::kOperandKind, c.where + ": '" + c.op + "' compares unions of different types");
+      return c.L.add_node(eq ? ExprOp::kEqUnion : ExprOp::kNeUnion, ExprKind::kBool, l, r);
+    default:
+      refuse(LoadCode::kOperandKind, c.where + ": '" + c.op + "' cannot compare " + kind_name(lk));
+  }
+}
+
+int choice(const OpCall& c) {
+  const Program& p = c.L.p_;
+  const std::string w = c.where + " '?'";
+  int cond = c.L.expr_of_kind(c.need("cond"), ExprKind::kBool, c.scope, w);
+  int l = c.L.expr(c.need("left"), c.scope, w);
+  int r = c.L.expr(c.need("right"), c.scope, w);
+  const ExprKind k = p.exprs[l].kind;
+  if (k != p.exprs[r].kind)
+    refuse(LoadCode::kOperandKind, c.where + ": '?' chooses between " + kind_name(k) + " and " + kind_name(p.exprs[r].kind));
+  if (k == ExprKind::kHeader && header_type_of(p, l) != header_type_of(p, r))
+    refuse(LoadCode::kOperandKind, c.where + ": '?' chooses between headers of different types");
+  if (k != ExprKind::kData && k != ExprKind::kBool && k != ExprKind::kHeader)
+    refuse(LoadCode::kOperandKind, c.where + ": '?' cannot choose " + std::string(kind_name(k)));
+  return c.L.add_node(ExprOp::kTernary, k, l, r, cond);
+}
+
+// usat_cast, sat_cast, two_comp_mod: a value and a constant width.
+int cast(const OpCall& c) {
+  int l = c.operand("left", ExprKind::kData);
+  const Json& r = c.need("right");
+  if (!r.is_object() || Loader::find(r, "type") == nullptr || !(*Loader::find(r, "type") == "hexstr"))
+    refuse(LoadCode::kOperandKind, c.where + ": '" + c.op + "' takes a constant width");
+  Value w = Loader::hexstr(Loader::member(r, "value", c.where), c.where);
+  std::uint64_t width = 0;
+  if (!w.fits_u64(&width) || width < 1 || width > static_cast<std::uint64_t>(P4_MAX_FIELD_BITS))
+    refuse(LoadCode::kBadWidth, c.where + ": '" + c.op + "' width " + w.to_hex() + " is not in [1, " +
+                                    std::to_string(P4_MAX_FIELD_BITS) + "]");
+  ExprOp eop = c.op == "usat_cast" ? ExprOp::kUsatCast : c.op == "sat_cast" ? ExprOp::kSatCast : ExprOp::kTwoCompMod;
+  return c.L.add_node(eop, ExprKind::kData, l, static_cast<int>(width));
+}
+
+int access_field(const OpCall& c) {
+  const Program& p = c.L.p_;
+  int h = c.L.expr_of_kind(c.need("left"), ExprKind::kHeader, c.scope, c.where + " 'access_field'");
+  int type = header_type_of(p, h);
+  int nf = type < 0 ? 0 : static_cast<int>(p.header_types[type].fields.size());
+  int off = static_cast<int>(Loader::as_integer(c.need("right"), c.where + " field offset", 0, INT32_MAX));
+  if (off >= nf)
+    refuse(LoadCode::kDanglingRef, c.where + ": field offset " + std::to_string(off) + " past the header's " + std::to_string(nf) + " fields");
+  return c.L.add_node(ExprOp::kAccessField, ExprKind::kData, h, off);
+}
+
+int access_union_header(const OpCall& c) {
+  int u = c.L.expr_of_kind(c.need("left"), ExprKind::kUnion, c.scope, c.where + " 'access_union_header'");
+  int off = static_cast<int>(Loader::as_integer(c.need("right"), c.where + " union member", 0, INT32_MAX));
+  if (off >= union_members_of(c.L.p_, u))
+    refuse(LoadCode::kDanglingRef, c.where + ": union member " + std::to_string(off) + " does not exist");
+  return c.L.add_node(ExprOp::kAccessUnionHeader, ExprKind::kHeader, u, off);
+}
+
+// An "expression" operand: an operator and its operands.
+int expression(Loader& L, const Json& val, const Scope& scope, const std::string& where) {
+  if (val.is_object() && Loader::find(val, "op") == nullptr) return L.expr(val, scope, where);
+  const std::string op = Loader::string(val, "op", where + " expression");
+  const OpCall c{L, val, scope, op, where};
+  for (const auto& b : kBinaryData)
+    if (op == b.name) {
+      int l = c.operand("left", ExprKind::kData);
+      return L.add_node(b.op, ExprKind::kData, l, c.operand("right", ExprKind::kData));
+    }
+  for (const auto& b : kCompare)
+    if (op == b.name) {
+      int l = c.operand("left", ExprKind::kData);
+      return L.add_node(b.op, ExprKind::kBool, l, c.operand("right", ExprKind::kData));
+    }
+  for (const auto& u : kUnary)
+    if (op == u.name) return L.add_node(u.op, u.kind, c.operand("right", u.operand));
+  if (op == "==" || op == "!=") return equality(c);
+  if (op == "and" || op == "or") {
+    int l = c.operand("left", ExprKind::kBool);
+    return L.add_node(op == "and" ? ExprOp::kAnd : ExprOp::kOr, ExprKind::kBool, l, c.operand("right", ExprKind::kBool));
+  }
+  if (op == "?") return choice(c);
+  if (op == "usat_cast" || op == "sat_cast" || op == "two_comp_mod") return cast(c);
+  if (op == "dereference_header_stack" || op == "dereference_stack") {
+    int s = c.operand("left", ExprKind::kStack);
+    return L.add_node(ExprOp::kDerefStack, ExprKind::kHeader, s, c.operand("right", ExprKind::kData));
+  }
+  if (op == "dereference_union_stack") {
+    int s = c.operand("left", ExprKind::kUnionStack);
+    return L.add_node(ExprOp::kDerefUnionStack, ExprKind::kUnion, s, c.operand("right", ExprKind::kData));
+  }
+  if (op == "access_field") return access_field(c);
+  if (op == "access_union_header") return access_union_header(c);
+  if (op == "last_stack_index" || op == "size_stack")
+    return L.add_node(op == "size_stack" ? ExprOp::kSizeStack : ExprOp::kLastStackIndex, ExprKind::kData,
+                      c.operand("right", ExprKind::kStack));
+  refuse_feature("expression operator " + op, where);
+}
+
+}  // namespace
+}  // namespace expr_loading
+
 int Loader::expr(const Json& v, const ExprScope& scope, const std::string& where) {
+  using namespace expr_loading;
   if (!v.is_object()) refuse(LoadCode::kSchema, where + ": operand is a JSON " + std::string(v.type_name()) + ", not a {type, value} object");
   std::string type = string(v, "type", where);
   const Json& val = member(v, "value", where);
   if (type == "field") {
     if (val.is_array() && val.size() == 2 && val[1].is_string() && val[1].get<std::string>() == "$valid$" && val[0].is_string())
       return add_node(ExprOp::kValidField, ExprKind::kData, header_ref(val[0].get<std::string>(), where));
-    int f = field_ref(val, where);
-    return add_node(ExprOp::kField, ExprKind::kData, f);
+    return add_node(ExprOp::kField, ExprKind::kData, field_ref(val, where));
   }
   if (type == "hexstr") {
     Value literal = hexstr(val, where);
@@ -165,192 +391,13 @@ int Loader::expr(const Json& v, const ExprScope& scope, const std::string& where
     if (!val.is_boolean()) refuse(LoadCode::kSchema, where + ": bool operand is not true or false");
     return add_node(ExprOp::kBoolConst, ExprKind::kBool, val.get<bool>() ? 1 : 0);
   }
-  if (type == "runtime_data" || type == "local") {
-    if (scope.num_params < 0) refuse(LoadCode::kOperandKind, where + ": action data used outside an action");
-    int idx = static_cast<int>(as_integer(val, where + " runtime data index", 0, INT32_MAX));
-    if (idx >= scope.num_params)
-      refuse(LoadCode::kDanglingRef, where + ": runtime data index " + std::to_string(idx) + " past the action's " +
-                                         std::to_string(scope.num_params) + " parameters");
-    const ActionParam& prm = (*scope.params)[idx];
-    int node = add_node(ExprOp::kLocal, ExprKind::kData, idx, prm.limb, prm.nlimbs);
-    p_.exprs[static_cast<std::size_t>(node)].small_bits = static_cast<std::int16_t>(prm.width <= kSmallBits ? prm.width : -1);
-    return node;
-  }
-  if (type == "header" || type == "header_stack" || type == "stack" || type == "header_union" ||
-      type == "header_union_stack") {
-    if (!val.is_string()) refuse(LoadCode::kSchema, where + ": " + type + " operand is not a name");
-    std::string n = val.get<std::string>();
-    if (type == "header") return add_node(ExprOp::kHeader, ExprKind::kHeader, header_ref(n, where));
-    const std::map<std::string, int>& m = (type == "header_union") ? p_.union_by_name
-                                          : (type == "header_union_stack") ? p_.union_stack_by_name
-                                                                          : p_.stack_by_name;
-    auto it = m.find(n);
-    if (it == m.end()) refuse(LoadCode::kDanglingRef, where + " names " + type + " '" + n + "', which does not exist");
-    if (type == "header_union") return add_node(ExprOp::kUnion, ExprKind::kUnion, it->second);
-    if (type == "header_union_stack") return add_node(ExprOp::kUnionStack, ExprKind::kUnionStack, it->second);
-    return add_node(ExprOp::kStack, ExprKind::kStack, it->second);
-  }
-  if (type == "stack_field") {
-    if (!val.is_array() || val.size() != 2 || !val[0].is_string() || !val[1].is_string())
-      refuse(LoadCode::kSchema, where + ": stack_field is not a [stack, field] pair");
-    auto it = p_.stack_by_name.find(val[0].get<std::string>());
-    if (it == p_.stack_by_name.end())
-      refuse(LoadCode::kDanglingRef, where + " names header stack '" + val[0].get<std::string>() + "', which does not exist");
-    const HeaderTypeInfo& t = p_.header_types[p_.stacks[it->second].type];
-    for (std::size_t k = 0; k < t.fields.size(); ++k)
-      if (t.fields[k].first == val[1].get<std::string>())
-        return add_node(ExprOp::kStackLastField, ExprKind::kData, it->second, static_cast<int>(k));
-    refuse(LoadCode::kDanglingRef, where + " names field '" + val[1].get<std::string>() + "' of stack '" + val[0].get<std::string>() + "', which does not exist");
-  }
-  if (type == "union_stack_field") {
-    if (!scope.parser) refuse(LoadCode::kOperandKind, where + ": union_stack_field outside a parser");
-    if (!val.is_array() || val.size() != 3 || !val[0].is_string() || !val[1].is_string() || !val[2].is_string())
-      refuse(LoadCode::kSchema, where + ": union_stack_field is not a [stack, member, field] triple");
-    auto it = p_.union_stack_by_name.find(val[0].get<std::string>());
-    if (it == p_.union_stack_by_name.end())
-      refuse(LoadCode::kDanglingRef, where + " names header union stack '" + val[0].get<std::string>() + "', which does not exist");
-    const UnionInfo& u0 = p_.unions[p_.union_stacks[it->second].unions[0]];
-    for (std::size_t m = 0; m < u0.members.size(); ++m) {
-      if (u0.members[m] != val[1].get<std::string>()) continue;
-      const HeaderTypeInfo& t = p_.header_types[p_.headers[u0.headers[m]].type];
-      for (std::size_t k = 0; k < t.fields.size(); ++k)
-        if (t.fields[k].first == val[2].get<std::string>())
-          return add_node(ExprOp::kUnionStackLastField, ExprKind::kData, it->second, static_cast<int>(m), static_cast<int>(k));
-    }
-    refuse(LoadCode::kDanglingRef, where + " names member field '" + val[1].get<std::string>() + "." + val[2].get<std::string>() +
-                                       "' of union stack '" + val[0].get<std::string>() + "', which does not exist");
-  }
-  if (type == "lookahead") {
-    if (!scope.parser) refuse(LoadCode::kOperandKind, where + ": lookahead outside a parser");
-    if (!val.is_array() || val.size() != 2) refuse(LoadCode::kSchema, where + ": lookahead is not an [offset, width] pair");
-    int off = static_cast<int>(as_integer(val[0], where + " lookahead offset", 0, P4_MAX_FRAME_BYTES * 8));
-    int w = static_cast<int>(as_integer(val[1], where + " lookahead width", 1, P4_MAX_FIELD_BITS));
-    return add_node(ExprOp::kLookahead, ExprKind::kData, off, w);
-  }
-  if (type == "expression") {
-    if (val.is_object() && find(val, "op") == nullptr) return expr(val, scope, where);
-    std::string op = string(val, "op", where + " expression");
-    const Json* left = find(val, "left");
-    const Json* right = find(val, "right");
-    auto need = [&](const Json* side, const char* which) -> const Json& {
-      if (side == nullptr || side->is_null()) refuse(LoadCode::kSchema, where + ": operator '" + op + "' has no " + which + " operand");
-      return *side;
-    };
-    for (const auto& b : kBinaryData)
-      if (op == b.name) {
-        int l = expr_of_kind(need(left, "left"), ExprKind::kData, scope, where + " '" + op + "'");
-        int r = expr_of_kind(need(right, "right"), ExprKind::kData, scope, where + " '" + op + "'");
-        return add_node(b.op, ExprKind::kData, l, r);
-      }
-    for (const auto& b : kCompare)
-      if (op == b.name) {
-        int l = expr_of_kind(need(left, "left"), ExprKind::kData, scope, where + " '" + op + "'");
-        int r = expr_of_kind(need(right, "right"), ExprKind::kData, scope, where + " '" + op + "'");
-        return add_node(b.op, ExprKind::kBool, l, r);
-      }
-    if (op == "==" || op == "!=") {
-      int l = expr(need(left, "left"), scope, where + " '" + op + "'");
-      int r = expr(need(right, "right"), scope, where + " '" + op + "'");
-      ExprKind lk = p_.exprs[l].kind, rk = p_.exprs[r].kind;
-      if (lk != rk)
-        refuse(LoadCode::kOperandKind, where + ": '" + op + "' compares " + kind_name(lk) + " with " + kind_name(rk));
-      bool eq = op == "==";
-      switch (lk) {
-        case ExprKind::kData: return add_node(eq ? ExprOp::kEq : ExprOp::kNe, ExprKind::kBool, l, r);
-        case ExprKind::kBool: return add_node(eq ? ExprOp::kEqBool : ExprOp::kNeBool, ExprKind::kBool, l, r);
-        case ExprKind::kHeader:
-          if (header_type_of(p_, l) != header_type_of(p_, r))
-            refuse(LoadCode::kOperandKind, where + ": '" + op + "' compares headers of different types");
-          return add_node(eq ? ExprOp::kEqHeader : ExprOp::kNeHeader, ExprKind::kBool, l, r);
-        case ExprKind::kUnion:
-          if (union_members_of(p_, l) != union_members_of(p_, r))
-            refuse(LoadCode::kOperandKind, where + ": '" + op + "' compares unions of different types");
-          return add_node(eq ? ExprOp::kEqUnion : ExprOp::kNeUnion, ExprKind::kBool, l, r);
-        default:
-          refuse(LoadCode::kOperandKind, where + ": '" + op + "' cannot compare " + kind_name(lk));
-      }
-    }
-    if (op == "and" || op == "or") {
-      int l = expr_of_kind(need(left, "left"), ExprKind::kBool, scope, where + " '" + op + "'");
-      int r = expr_of_kind(need(right, "right"), ExprKind::kBool, scope, where + " '" + op + "'");
-      return add_node(op == "and" ? ExprOp::kAnd : ExprOp::kOr, ExprKind::kBool, l, r);
-    }
-    if (op == "not")
-      return add_node(ExprOp::kNot, ExprKind::kBool,
-                      expr_of_kind(need(right, "right"), ExprKind::kBool, scope, where + " 'not'"));
-    if (op == "~")
-      return add_node(ExprOp::kBitNeg, ExprKind::kData,
-                      expr_of_kind(need(right, "right"), ExprKind::kData, scope, where + " '~'"));
-    if (op == "d2b")
-      return add_node(ExprOp::kD2B, ExprKind::kBool,
-                      expr_of_kind(need(right, "right"), ExprKind::kData, scope, where + " 'd2b'"));
-    if (op == "b2d")
-      return add_node(ExprOp::kB2D, ExprKind::kData,
-                      expr_of_kind(need(right, "right"), ExprKind::kBool, scope, where + " 'b2d'"));
-    if (op == "valid")
-      return add_node(ExprOp::kValid, ExprKind::kBool,
-                      expr_of_kind(need(right, "right"), ExprKind::kHeader, scope, where + " 'valid'"));
-    if (op == "valid_union")
-      return add_node(ExprOp::kValidUnion, ExprKind::kBool,
-                      expr_of_kind(need(right, "right"), ExprKind::kUnion, scope, where + " 'valid_union'"));
-    if (op == "?") {
-      const Json* cond = find(val, "cond");
-      int c = expr_of_kind(need(cond, "cond"), ExprKind::kBool, scope, where + " '?'");
-      int l = expr(need(left, "left"), scope, where + " '?'");
-      int r = expr(need(right, "right"), scope, where + " '?'");
-      if (p_.exprs[l].kind != p_.exprs[r].kind)
-        refuse(LoadCode::kOperandKind, where + ": '?' chooses between " + kind_name(p_.exprs[l].kind) + " and " +
-                                           kind_name(p_.exprs[r].kind));
-      if (p_.exprs[l].kind == ExprKind::kHeader && header_type_of(p_, l) != header_type_of(p_, r))
-        refuse(LoadCode::kOperandKind, where + ": '?' chooses between headers of different types");
-      if (p_.exprs[l].kind != ExprKind::kData && p_.exprs[l].kind != ExprKind::kBool &&
-          p_.exprs[l].kind != ExprKind::kHeader)
-        refuse(LoadCode::kOperandKind, where + ": '?' cannot choose " + std::string(kind_name(p_.exprs[l].kind)));
-      return add_node(ExprOp::kTernary, p_.exprs[l].kind, l, r, c);
-    }
-    if (op == "usat_cast" || op == "sat_cast" || op == "two_comp_mod") {
-      int l = expr_of_kind(need(left, "left"), ExprKind::kData, scope, where + " '" + op + "'");
-      const Json& r = need(right, "right");
-      if (!r.is_object() || find(r, "type") == nullptr || !(*find(r, "type") == "hexstr"))
-        refuse(LoadCode::kOperandKind, where + ": '" + op + "' takes a constant width");
-      Value w = hexstr(member(r, "value", where), where);
-      std::uint64_t width = 0;
-      if (!w.fits_u64(&width) || width < 1 || width > static_cast<std::uint64_t>(P4_MAX_FIELD_BITS))
-        refuse(LoadCode::kBadWidth, where + ": '" + op + "' width " + w.to_hex() + " is not in [1, " +
-                                        std::to_string(P4_MAX_FIELD_BITS) + "]");
-      ExprOp eop = op == "usat_cast" ? ExprOp::kUsatCast : op == "sat_cast" ? ExprOp::kSatCast : ExprOp::kTwoCompMod;
-      return add_node(eop, ExprKind::kData, l, static_cast<int>(width));
-    }
-    if (op == "dereference_header_stack" || op == "dereference_stack") {
-      int s = expr_of_kind(need(left, "left"), ExprKind::kStack, scope, where + " '" + op + "'");
-      int i = expr_of_kind(need(right, "right"), ExprKind::kData, scope, where + " '" + op + "'");
-      return add_node(ExprOp::kDerefStack, ExprKind::kHeader, s, i);
-    }
-    if (op == "dereference_union_stack") {
-      int s = expr_of_kind(need(left, "left"), ExprKind::kUnionStack, scope, where + " '" + op + "'");
-      int i = expr_of_kind(need(right, "right"), ExprKind::kData, scope, where + " '" + op + "'");
-      return add_node(ExprOp::kDerefUnionStack, ExprKind::kUnion, s, i);
-    }
-    if (op == "access_field") {
-      int h = expr_of_kind(need(left, "left"), ExprKind::kHeader, scope, where + " 'access_field'");
-      int type = header_type_of(p_, h);
-      int nf = type < 0 ? 0 : static_cast<int>(p_.header_types[type].fields.size());
-      int off = static_cast<int>(as_integer(need(right, "right"), where + " field offset", 0, INT32_MAX));
-      if (off >= nf) refuse(LoadCode::kDanglingRef, where + ": field offset " + std::to_string(off) + " past the header's " + std::to_string(nf) + " fields");
-      return add_node(ExprOp::kAccessField, ExprKind::kData, h, off);
-    }
-    if (op == "access_union_header") {
-      int u = expr_of_kind(need(left, "left"), ExprKind::kUnion, scope, where + " 'access_union_header'");
-      int off = static_cast<int>(as_integer(need(right, "right"), where + " union member", 0, INT32_MAX));
-      if (off >= union_members_of(p_, u)) refuse(LoadCode::kDanglingRef, where + ": union member " + std::to_string(off) + " does not exist");
-      return add_node(ExprOp::kAccessUnionHeader, ExprKind::kHeader, u, off);
-    }
-    if (op == "last_stack_index" || op == "size_stack") {
-      int s = expr_of_kind(need(right, "right"), ExprKind::kStack, scope, where + " '" + op + "'");
-      return add_node(op == "size_stack" ? ExprOp::kSizeStack : ExprOp::kLastStackIndex, ExprKind::kData, s);
-    }
-    refuse_feature("expression operator " + op, where);
-  }
+  if (type == "runtime_data" || type == "local") return runtime_data(*this, val, scope, where);
+  if (type == "header" || type == "header_stack" || type == "stack" || type == "header_union" || type == "header_union_stack")
+    return named_instance(*this, type, val, where);
+  if (type == "stack_field") return stack_field(*this, val, where);
+  if (type == "union_stack_field") return union_stack_field(*this, val, scope, where);
+  if (type == "lookahead") return lookahead(*this, val, scope, where);
+  if (type == "expression") return expression(*this, val, scope, where);
   if (type == "register") refuse_feature("registers", where);
   if (type == "calculation") refuse_feature("calculations", where);
   if (type == "counter_array") refuse_feature("counters", where);
