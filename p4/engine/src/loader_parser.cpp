@@ -1,6 +1,7 @@
 // The parser (parse states, their operations and select transitions) and the deparser
 // (JSON_format.md "parsers", "deparsers"). simple_switch runs the parser named "parser"
 // and the deparser named "deparser"; so does this engine.
+#include <algorithm>
 #include <set>
 
 #include "dpusim/p4/limits.h"
@@ -28,7 +29,208 @@ std::string others(const Json& arr) {
 
 }  // namespace
 
+// Named apart from the other loader files' helpers, with which a unity batch compiles this.
+namespace parser_loading {
+namespace {
+
+using L_ = Loader;  // its JSON accessors
+using Scope = Loader::ExprScope;
+
+// The parse states by name: a next-state reference resolved (null: accept, -1).
+struct StateNames {
+  std::map<std::string, int> by_name;
+  int ref(const Json& v, const std::string& where) const {
+    if (v.is_null()) return -1;
+    if (!v.is_string()) refuse(LoadCode::kSchema, where + ": next state is not a name or null");
+    auto it = by_name.find(v.get<std::string>());
+    if (it == by_name.end()) refuse(LoadCode::kDanglingRef, where + " names parse state '" + v.get<std::string>() + "', which does not exist");
+    return it->second;
+  }
+};
+
+void arity(const Json& params, std::size_t n, const std::string& ow) {
+  if (params.size() != n) refuse(LoadCode::kSchema, ow + " takes " + std::to_string(n) + " parameters, not " + std::to_string(params.size()));
+}
+
+int stack_named(const Program& p, const std::string& name, const std::string& ow) {
+  auto it = p.stack_by_name.find(name);
+  if (it == p.stack_by_name.end()) refuse(LoadCode::kDanglingRef, ow + " names header stack '" + name + "', which does not exist");
+  return it->second;
+}
+
+void extract(Loader& L, const Json& params, ParseOp& pop, const std::string& ow) {
+  const Program& p = L.p_;
+  arity(params, 1, ow);
+  std::string type = L_::string(params[0], "type", ow);
+  const Json& val = L_::member(params[0], "value", ow);
+  if (type == "regular") {
+    if (!val.is_string()) refuse(LoadCode::kSchema, ow + ": header is not a name");
+    pop.a = L.header_ref(val.get<std::string>(), ow);
+    if (p.headers[pop.a].metadata) refuse(LoadCode::kOperandKind, ow + ": extracts metadata '" + p.headers[pop.a].name + "'");
+    if (p.headers[pop.a].varbit_field >= 0)
+      refuse(LoadCode::kOperandKind, ow + ": '" + p.headers[pop.a].name + "' has a varbit field: it is extracted with extract_VL");
+  } else if (type == "stack") {
+    if (!val.is_string()) refuse(LoadCode::kSchema, ow + ": stack is not a name");
+    pop.kind = ParseOpKind::kExtractStack;
+    pop.a = stack_named(p, val.get<std::string>(), ow);
+  } else if (type == "union_stack") {
+    if (!val.is_array() || val.size() != 2 || !val[0].is_string() || !val[1].is_string())
+      refuse(LoadCode::kSchema, ow + ": union_stack extract is not a [stack, member] pair");
+    auto it = p.union_stack_by_name.find(val[0].get<std::string>());
+    if (it == p.union_stack_by_name.end())
+      refuse(LoadCode::kDanglingRef, ow + " names header union stack '" + val[0].get<std::string>() + "', which does not exist");
+    const UnionInfo& u0 = p.unions[p.union_stacks[it->second].unions[0]];
+    int member_index = -1;
+    for (std::size_t m = 0; m < u0.members.size(); ++m)
+      if (u0.members[m] == val[1].get<std::string>()) member_index = static_cast<int>(m);
+    if (member_index < 0) refuse(LoadCode::kDanglingRef, ow + " names union member '" + val[1].get<std::string>() + "', which does not exist");
+    pop.kind = ParseOpKind::kExtractUnionStack;
+    pop.a = it->second;
+    pop.b = member_index;
+  } else {
+    refuse(LoadCode::kSchema, ow + ": extract of type '" + type + "'");
+  }
+}
+
+void extract_vl(Loader& L, const Json& params, const Scope& scope, ParseOp& pop, const std::string& ow) {
+  const Program& p = L.p_;
+  arity(params, 2, ow);
+  std::string type = L_::string(params[0], "type", ow);
+  const Json& val = L_::member(params[0], "value", ow);
+  if (!val.is_string()) refuse(LoadCode::kSchema, ow + ": extract_VL target is not a name");
+  pop.kind = ParseOpKind::kExtractVL;
+  int type_index;
+  if (type == "regular") {
+    pop.a = L.header_ref(val.get<std::string>(), ow);
+    pop.c = 0;
+    type_index = p.headers[pop.a].type;
+  } else if (type == "stack") {
+    pop.a = stack_named(p, val.get<std::string>(), ow);
+    pop.c = 1;
+    type_index = p.stacks[pop.a].type;
+  } else {
+    refuse(LoadCode::kSchema, ow + ": extract_VL of type '" + type + "'");
+  }
+  if (p.header_types[type_index].varbit_field < 0)
+    refuse(LoadCode::kOperandKind, ow + ": extract_VL of '" + val.get<std::string>() + "', which has no varbit field");
+  pop.b = L.expr_of_kind(params[1], ExprKind::kData, scope, ow);
+}
+
+ParseOp parse_op(Loader& L, const Json& oj, std::size_t oi, const Scope& scope, const std::string& where) {
+  const Program& p = L.p_;
+  std::string op = L_::string(oj, "op", where + " op " + std::to_string(oi));
+  std::string ow = where + " op " + std::to_string(oi) + " '" + op + "'";
+  const Json& params = L_::array(oj, "parameters", P4_MAX_PRIMITIVES, ow);
+  ParseOp pop;
+  pop.kind = ParseOpKind::kExtract;
+  if (op == "extract") {
+    extract(L, params, pop, ow);
+  } else if (op == "extract_VL") {
+    extract_vl(L, params, scope, pop, ow);
+  } else if (op == "set") {
+    arity(params, 2, ow);
+    pop.kind = ParseOpKind::kSet;
+    pop.a = L.lvalue(params[0], scope, ow);
+    pop.b = L.expr_of_kind(params[1], ExprKind::kData, scope, ow);
+    int width = L.static_width(pop.a);
+    if (width > 0 && p.exprs[pop.b].op == ExprOp::kConst && !L_::literal_fits(p.consts[p.exprs[pop.b].a], width))
+      refuse(LoadCode::kLiteralWidth, ow + ": literal " + p.consts[p.exprs[pop.b].a].to_hex() + " is wider than its " +
+                                          std::to_string(width) + "-bit destination");
+  } else if (op == "verify") {
+    arity(params, 2, ow);
+    pop.kind = ParseOpKind::kVerify;
+    pop.a = L.expr_of_kind(params[0], ExprKind::kBool, scope, ow);
+    pop.b = L.expr_of_kind(params[1], ExprKind::kData, scope, ow);
+  } else if (op == "advance") {
+    arity(params, 1, ow);
+    pop.kind = ParseOpKind::kAdvance;
+    pop.a = L.expr_of_kind(params[0], ExprKind::kData, scope, ow);
+  } else if (op == "shift") {
+    arity(params, 1, ow);
+    // The deprecated byte-count form of advance.
+    pop.kind = ParseOpKind::kAdvance;
+    int bytes = L.expr_of_kind(params[0], ExprKind::kData, scope, ow);
+    pop.a = L.add_node(ExprOp::kMul, ExprKind::kData, bytes, L.add_const(Value::of(8)));
+  } else if (op == "primitive") {
+    arity(params, 1, ow);
+    pop.kind = ParseOpKind::kPrimitive;
+    pop.prim = L.primitive(params[0], scope, ow, 0, 1);
+  } else {
+    refuse_feature("parser operation " + op, ow);
+  }
+  return pop;
+}
+
+void transition_key(Loader& L, const Json& sj, const Scope& scope, ParseState& st, const std::string& where) {
+  for (const Json& kj : L_::array(sj, "transition_key", P4_MAX_KEY_FIELDS, where)) {
+    KeyPart part;
+    part.expr = L.expr_of_kind(kj, ExprKind::kData, scope, where + " transition key");
+    const ExprNode& n = L.p_.exprs[part.expr];
+    part.width = n.op == ExprOp::kLookahead ? n.b : L.static_width(part.expr);
+    if (part.width <= 0) refuse(LoadCode::kOperandKind, where + ": a transition key is not a field or a lookahead");
+    part.nbytes = (part.width + 7) / 8;
+    st.key_bytes += part.nbytes;
+    if (n.op == ExprOp::kLookahead) st.lookahead_bytes = std::max(st.lookahead_bytes, (n.a + n.b + 7) / 8);
+    st.key.push_back(part);
+  }
+}
+
+// The set's members, added by the control plane at its compressed width, are laid out over the
+// key's byte-padded fields, as bmv2's ParseVSet does.
+void vset_case(Program& p, const Json& tj, int state, ParseState& st, Transition& t, const std::string& tw) {
+  const Json& vn = L_::member(tj, "value", tw);
+  if (!vn.is_string()) refuse(LoadCode::kSchema, tw + ": parse_vset value is not a name");
+  auto it = p.parse_vset_by_name.find(vn.get<std::string>());
+  if (it == p.parse_vset_by_name.end())
+    refuse(LoadCode::kDanglingRef, tw + " names parse value set '" + vn.get<std::string>().substr(0, 100) + "', which does not exist");
+  int bits = 0;
+  for (const KeyPart& part : st.key) bits += part.width;
+  const int set_bits = p.parse_vsets[static_cast<std::size_t>(it->second)].bitwidth;
+  if (bits != set_bits)
+    refuse(LoadCode::kBadValue, tw + ": the key's fields hold " + std::to_string(bits) + " bits; value set '" + vn.get<std::string>() +
+                                    "' has compressed_bitwidth " + std::to_string(set_bits));
+  t.vset = it->second;
+  t.vset_case = static_cast<int>(p.vset_cases.size());
+  p.vset_cases.push_back({it->second, state, static_cast<int>(st.transitions.size())});
+  t.value.assign(static_cast<std::size_t>(st.key_bytes), 0);
+}
+
+void transitions(Loader& L, const Json& sj, int state, const StateNames& states, ParseState& st, const std::string& where) {
+  bool have_default = false;
+  for (const Json& tj : L_::array(sj, "transitions", P4_MAX_TRANSITIONS, where)) {
+    std::string tw = where + " transition";
+    const Json* tt = L_::find(tj, "type");
+    std::string type = (tt == nullptr || tt->is_null()) ? "hexstr" : L_::string(tj, "type", tw);
+    // Legacy p4c-bm JSON has no "type" and writes the default as "value": "default".
+    if (tt == nullptr && L_::find(tj, "value") != nullptr && *L_::find(tj, "value") == "default") type = "default";
+    int next = states.ref(L_::member(tj, "next_state", tw), tw);
+    if (type == "default") {
+      // bmv2 takes the default only after every value case has failed, wherever the JSON
+      // lists it.
+      if (have_default) refuse(LoadCode::kDuplicate, where + " has two default transitions");
+      have_default = true;
+      st.default_next = next;
+      continue;
+    }
+    if (type != "hexstr" && type != "parse_vset") refuse(LoadCode::kSchema, tw + " of type '" + type + "'");
+    if (st.key.empty()) refuse(LoadCode::kSchema, tw + ": a value transition in a state without a transition key");
+    Transition t;
+    if (type == "parse_vset") vset_case(L.p_, tj, state, st, t, tw);
+    else t.value = L_::hexbytes(L_::member(tj, "value", tw), st.key_bytes, tw + " value");
+    const Json* mj = L_::find(tj, "mask");
+    if (mj == nullptr || mj->is_null()) t.mask.assign(static_cast<std::size_t>(st.key_bytes), 0xff);
+    else t.mask = L_::hexbytes(*mj, st.key_bytes, tw + " mask");
+    for (int b = 0; b < st.key_bytes; ++b) t.value[b] &= t.mask[b];
+    t.next = next;
+    st.transitions.push_back(std::move(t));
+  }
+}
+
+}  // namespace
+}  // namespace parser_loading
+
 void Loader::load_parser() {
+  using namespace parser_loading;
   const Json& parsers = array(doc_, "parsers", P4_MAX_PARSE_STATES, "program");
   for (const Json& pj : parsers) name(pj, "parser");
   const Json* pj = find_named(parsers, "parser");
@@ -40,190 +242,26 @@ void Loader::load_parser() {
     return;
   }
   const Json& states = array(*pj, "parse_states", P4_MAX_PARSE_STATES, "parser 'parser'");
-  std::map<std::string, int> by_name;
+  StateNames names;
   std::set<std::int64_t> ids;
   for (const Json& sj : states) {
     ParseState st;
-    Identity me = identify(sj, "parse state", &ids, &by_name, static_cast<int>(parser.states.size()));
+    Identity me = identify(sj, "parse state", &ids, &names.by_name, static_cast<int>(parser.states.size()));
     st.name = me.name;
     st.id = me.id;
     parser.states.push_back(std::move(st));
   }
-  auto state_ref = [&](const Json& v, const std::string& where) {
-    if (v.is_null()) return -1;
-    if (!v.is_string()) refuse(LoadCode::kSchema, where + ": next state is not a name or null");
-    auto it = by_name.find(v.get<std::string>());
-    if (it == by_name.end()) refuse(LoadCode::kDanglingRef, where + " names parse state '" + v.get<std::string>() + "', which does not exist");
-    return it->second;
-  };
-  const Json& init = member(*pj, "init_state", "parser 'parser'");
-  parser.init_state = state_ref(init, "parser 'parser' init_state");
-
+  parser.init_state = names.ref(member(*pj, "init_state", "parser 'parser'"), "parser 'parser' init_state");
   ExprScope scope;
   scope.parser = true;
   for (std::size_t si = 0; si < states.size(); ++si) {
     const Json& sj = states[si];
     ParseState& st = parser.states[si];
-    std::string where = "parse state '" + st.name + "'";
+    const std::string where = "parse state '" + st.name + "'";
     const Json& ops = array(sj, "parser_ops", P4_MAX_PARSER_OPS, where);
-    for (std::size_t oi = 0; oi < ops.size(); ++oi) {
-      const Json& oj = ops[oi];
-      std::string op = string(oj, "op", where + " op " + std::to_string(oi));
-      std::string ow = where + " op " + std::to_string(oi) + " '" + op + "'";
-      const Json& params = array(oj, "parameters", P4_MAX_PRIMITIVES, ow);
-      auto arity = [&](std::size_t n) {
-        if (params.size() != n) refuse(LoadCode::kSchema, ow + " takes " + std::to_string(n) + " parameters, not " + std::to_string(params.size()));
-      };
-      ParseOp pop;
-      pop.kind = ParseOpKind::kExtract;
-      if (op == "extract") {
-        arity(1);
-        std::string type = string(params[0], "type", ow);
-        const Json& val = member(params[0], "value", ow);
-        if (type == "regular") {
-          if (!val.is_string()) refuse(LoadCode::kSchema, ow + ": header is not a name");
-          pop.a = header_ref(val.get<std::string>(), ow);
-          if (p_.headers[pop.a].metadata) refuse(LoadCode::kOperandKind, ow + ": extracts metadata '" + p_.headers[pop.a].name + "'");
-          if (p_.headers[pop.a].varbit_field >= 0)
-            refuse(LoadCode::kOperandKind, ow + ": '" + p_.headers[pop.a].name + "' has a varbit field: it is extracted with extract_VL");
-        } else if (type == "stack") {
-          if (!val.is_string()) refuse(LoadCode::kSchema, ow + ": stack is not a name");
-          auto it = p_.stack_by_name.find(val.get<std::string>());
-          if (it == p_.stack_by_name.end()) refuse(LoadCode::kDanglingRef, ow + " names header stack '" + val.get<std::string>() + "', which does not exist");
-          pop.kind = ParseOpKind::kExtractStack;
-          pop.a = it->second;
-        } else if (type == "union_stack") {
-          if (!val.is_array() || val.size() != 2 || !val[0].is_string() || !val[1].is_string())
-            refuse(LoadCode::kSchema, ow + ": union_stack extract is not a [stack, member] pair");
-          auto it = p_.union_stack_by_name.find(val[0].get<std::string>());
-          if (it == p_.union_stack_by_name.end())
-            refuse(LoadCode::kDanglingRef, ow + " names header union stack '" + val[0].get<std::string>() + "', which does not exist");
-          const UnionInfo& u0 = p_.unions[p_.union_stacks[it->second].unions[0]];
-          int member_index = -1;
-          for (std::size_t m = 0; m < u0.members.size(); ++m)
-            if (u0.members[m] == val[1].get<std::string>()) member_index = static_cast<int>(m);
-          if (member_index < 0) refuse(LoadCode::kDanglingRef, ow + " names union member '" + val[1].get<std::string>() + "', which does not exist");
-          pop.kind = ParseOpKind::kExtractUnionStack;
-          pop.a = it->second;
-          pop.b = member_index;
-        } else {
-          refuse(LoadCode::kSchema, ow + ": extract of type '" + type + "'");
-        }
-      } else if (op == "extract_VL") {
-        arity(2);
-        std::string type = string(params[0], "type", ow);
-        const Json& val = member(params[0], "value", ow);
-        if (!val.is_string()) refuse(LoadCode::kSchema, ow + ": extract_VL target is not a name");
-        pop.kind = ParseOpKind::kExtractVL;
-        int type_index;
-        if (type == "regular") {
-          pop.a = header_ref(val.get<std::string>(), ow);
-          pop.c = 0;
-          type_index = p_.headers[pop.a].type;
-        } else if (type == "stack") {
-          auto it = p_.stack_by_name.find(val.get<std::string>());
-          if (it == p_.stack_by_name.end()) refuse(LoadCode::kDanglingRef, ow + " names header stack '" + val.get<std::string>() + "', which does not exist");
-          pop.a = it->second;
-          pop.c = 1;
-          type_index = p_.stacks[pop.a].type;
-        } else {
-          refuse(LoadCode::kSchema, ow + ": extract_VL of type '" + type + "'");
-        }
-        if (p_.header_types[type_index].varbit_field < 0)
-          refuse(LoadCode::kOperandKind, ow + ": extract_VL of '" + val.get<std::string>() + "', which has no varbit field");
-        pop.b = expr_of_kind(params[1], ExprKind::kData, scope, ow);
-      } else if (op == "set") {
-        arity(2);
-        pop.kind = ParseOpKind::kSet;
-        pop.a = lvalue(params[0], scope, ow);
-        pop.b = expr_of_kind(params[1], ExprKind::kData, scope, ow);
-        int width = static_width(pop.a);
-        if (width > 0 && p_.exprs[pop.b].op == ExprOp::kConst && !literal_fits(p_.consts[p_.exprs[pop.b].a], width))
-          refuse(LoadCode::kLiteralWidth, ow + ": literal " + p_.consts[p_.exprs[pop.b].a].to_hex() + " is wider than its " +
-                                              std::to_string(width) + "-bit destination");
-      } else if (op == "verify") {
-        arity(2);
-        pop.kind = ParseOpKind::kVerify;
-        pop.a = expr_of_kind(params[0], ExprKind::kBool, scope, ow);
-        pop.b = expr_of_kind(params[1], ExprKind::kData, scope, ow);
-      } else if (op == "advance") {
-        arity(1);
-        pop.kind = ParseOpKind::kAdvance;
-        pop.a = expr_of_kind(params[0], ExprKind::kData, scope, ow);
-      } else if (op == "shift") {
-        arity(1);
-        // The deprecated byte-count form of advance.
-        pop.kind = ParseOpKind::kAdvance;
-        int bytes = expr_of_kind(params[0], ExprKind::kData, scope, ow);
-        pop.a = add_node(ExprOp::kMul, ExprKind::kData, bytes, add_const(Value::of(8)));
-      } else if (op == "primitive") {
-        arity(1);
-        pop.kind = ParseOpKind::kPrimitive;
-        pop.prim = primitive(params[0], scope, ow, 0, 1);
-      } else {
-        refuse_feature("parser operation " + op, ow);
-      }
-      st.ops.push_back(std::move(pop));
-    }
-    for (const Json& kj : array(sj, "transition_key", P4_MAX_KEY_FIELDS, where)) {
-      KeyPart part;
-      part.expr = expr_of_kind(kj, ExprKind::kData, scope, where + " transition key");
-      const ExprNode& n = p_.exprs[part.expr];
-      part.width = n.op == ExprOp::kLookahead ? n.b : static_width(part.expr);
-      if (part.width <= 0) refuse(LoadCode::kOperandKind, where + ": a transition key is not a field or a lookahead");
-      part.nbytes = (part.width + 7) / 8;
-      st.key_bytes += part.nbytes;
-      if (n.op == ExprOp::kLookahead) st.lookahead_bytes = std::max(st.lookahead_bytes, (n.a + n.b + 7) / 8);
-      st.key.push_back(part);
-    }
-    bool have_default = false;
-    for (const Json& tj : array(sj, "transitions", P4_MAX_TRANSITIONS, where)) {
-      std::string tw = where + " transition";
-      const Json* tt = find(tj, "type");
-      std::string type = (tt == nullptr || tt->is_null()) ? "hexstr" : string(tj, "type", tw);
-      // Legacy p4c-bm JSON has no "type" and writes the default as "value": "default".
-      if (tt == nullptr && find(tj, "value") != nullptr && *find(tj, "value") == "default") type = "default";
-      int next = state_ref(member(tj, "next_state", tw), tw);
-      if (type == "default") {
-        // bmv2 takes the default only after every value case has failed, wherever the
-        // JSON lists it.
-        if (have_default) refuse(LoadCode::kDuplicate, where + " has two default transitions");
-        have_default = true;
-        st.default_next = next;
-        continue;
-      }
-      if (type != "hexstr" && type != "parse_vset") refuse(LoadCode::kSchema, tw + " of type '" + type + "'");
-      if (st.key.empty()) refuse(LoadCode::kSchema, tw + ": a value transition in a state without a transition key");
-      Transition t;
-      if (type == "parse_vset") {
-        // The set's members, added by the control plane at its compressed width, are laid
-        // out over the key's byte-padded fields, as bmv2's ParseVSet does.
-        const Json& vn = member(tj, "value", tw);
-        if (!vn.is_string()) refuse(LoadCode::kSchema, tw + ": parse_vset value is not a name");
-        auto it = p_.parse_vset_by_name.find(vn.get<std::string>());
-        if (it == p_.parse_vset_by_name.end())
-          refuse(LoadCode::kDanglingRef, tw + " names parse value set '" + vn.get<std::string>().substr(0, 100) + "', which does not exist");
-        int bits = 0;
-        for (const KeyPart& part : st.key) bits += part.width;
-        if (bits != p_.parse_vsets[static_cast<std::size_t>(it->second)].bitwidth)
-          refuse(LoadCode::kBadValue, tw + ": the key's fields hold " + std::to_string(bits) + " bits; value set '" + vn.get<std::string>() +
-                                          "' has compressed_bitwidth " + std::to_string(p_.parse_vsets[static_cast<std::size_t>(it->second)].bitwidth));
-        t.vset = it->second;
-        t.vset_case = static_cast<int>(p_.vset_cases.size());
-        p_.vset_cases.push_back({it->second, static_cast<int>(si), static_cast<int>(st.transitions.size())});
-        t.value.assign(static_cast<std::size_t>(st.key_bytes), 0);
-      } else {
-        t.value = hexbytes(member(tj, "value", tw), st.key_bytes, tw + " value");
-      }
-      const Json* mj = find(tj, "mask");
-      if (mj == nullptr || mj->is_null())
-        t.mask.assign(static_cast<std::size_t>(st.key_bytes), 0xff);
-      else
-        t.mask = hexbytes(*mj, st.key_bytes, tw + " mask");
-      for (int b = 0; b < st.key_bytes; ++b) t.value[b] &= t.mask[b];
-      t.next = next;
-      st.transitions.push_back(std::move(t));
-    }
+    for (std::size_t oi = 0; oi < ops.size(); ++oi) st.ops.push_back(parse_op(*this, ops[oi], oi, scope, where));
+    transition_key(*this, sj, scope, st, where);
+    transitions(*this, sj, static_cast<int>(si), names, st, where);
   }
 }
 
