@@ -56,8 +56,6 @@ class SwitchCli {
   const TableDesc* profile_table(const std::string& profile, std::string* error) const;
   bool params(const ActionDesc& a, const std::vector<std::string>& words, TableUpdate* u, std::string* error) const;
   bool match_key(const TableDesc& t, const std::vector<std::string>& words, TableUpdate* u, std::string* error) const;
-  bool handle_arg(const std::string& word, const char* what, std::uint32_t* out, std::string* error) const;
-  bool engine_error(const UpdateError& e, std::string* error) const;
 
   Engine& engine_;
   std::vector<TableDesc> tables_;
