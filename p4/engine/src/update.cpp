@@ -10,6 +10,98 @@
 
 namespace dpusim::p4 {
 
+// Named apart from the other update files' helpers, with which a unity batch compiles this.
+namespace key_updates {
+namespace {
+
+bool refuse(UpdateError* error, UpdateCode code, const std::string& message) {
+  *error = fail(code, message);
+  return false;
+}
+
+// A number of the update (`what`: "value", "high end", "mask") that fits the field's width.
+bool number(const std::string& text, const char* what, int width, const std::string& fw, Value* out, UpdateError* error) {
+  if (!parse_number(text, out))
+    return refuse(error, UpdateCode::kBadRecord, fw + ": " + what + " '" + text.substr(0, 60) + "' is not a hex (0x..) or decimal number");
+  if (out->bit_length() > width)
+    return refuse(error, UpdateCode::kValueWidth, fw + ": " + what + " " + out->to_hex() + " is wider than the " + std::to_string(width) + "-bit field");
+  return true;
+}
+
+// The match kind's own fields: a range's high end, an LPM's prefix (into *m and the entry's
+// prefix bits where the table ranks by prefix: lpm_base_bits >= 0), a ternary's or optional's
+// mask (into *m).
+bool match_kind(const KeyField& kf, const MatchField& mf, const Value& v, const std::string& fw, int lpm_base_bits, Value* m,
+                CanonicalEntry* e, UpdateError* error) {
+  const bool lpm = kf.kind == MatchKind::kLpm;
+  const bool masked = kf.kind == MatchKind::kTernary || kf.kind == MatchKind::kOptional;
+  const bool range = kf.kind == MatchKind::kRange;
+  if (mf.high.has_value() != range)
+    return refuse(error, UpdateCode::kMatchKind,
+                  fw + (range ? " is a range field and needs a low and a high end" : " is not a range field and takes no high end"));
+  if (range) {
+    Value high;
+    if (!number(*mf.high, "high end", kf.width, fw, &high, error)) return false;
+    if (compare(v, high) > 0) return refuse(error, UpdateCode::kRange, fw + ": low end " + v.to_hex() + " is above high end " + high.to_hex());
+    high.get_bytes_be(&e->high[static_cast<std::size_t>(kf.offset)], static_cast<std::size_t>(kf.nbytes));
+  }
+  if (mf.prefix_len && !lpm) return refuse(error, UpdateCode::kMatchKind, fw + " is not an LPM field and takes no prefix_len");
+  if (mf.mask && !masked)
+    return refuse(error, UpdateCode::kMatchKind, fw + " is " + (lpm ? "an LPM" : "an exact") + " field and takes no mask");
+  if (lpm) {
+    if (!mf.prefix_len) return refuse(error, UpdateCode::kMatchKind, fw + " is an LPM field and needs a prefix_len");
+    int pl = *mf.prefix_len;
+    if (pl < 0 || pl > kf.width)
+      return refuse(error, UpdateCode::kPrefixLength,
+                    fw + ": prefix length " + std::to_string(pl) + " is outside [0, " + std::to_string(kf.width) + "]");
+    *m = Value::prefix_mask(kf.width, pl);
+    if (lpm_base_bits >= 0) e->prefix_bits = lpm_base_bits + pl;
+  }
+  if (masked && mf.mask) {
+    if (!number(*mf.mask, "mask", kf.width, fw, m, error)) return false;
+    if (kf.kind == MatchKind::kOptional && !m->is_zero() && *m != Value::ones(kf.width))
+      return refuse(error, UpdateCode::kMatchKind, fw + " is an optional field: its mask is all ones or zero, not " + m->to_hex());
+  } else if (kf.kind == MatchKind::kTernary) {
+    return refuse(error, UpdateCode::kMatchKind, fw + " is a ternary field and needs a mask (zero for don't care)");
+  }
+  return true;
+}
+
+// Key field i of the update into the entry's key, mask (and range end) bytes.
+bool key_field(const KeyField& kf, const MatchField& mf, std::size_t i, const std::string& tn, int lpm_base_bits,
+               CanonicalEntry* e, UpdateError* error) {
+  if (!printable(mf.field))
+    return refuse(error, UpdateCode::kBadName, tn + " match field " + std::to_string(i) + ": the name is not printable ASCII");
+  if (mf.field != kf.name)
+    return refuse(error, UpdateCode::kKeyCount, tn + " match field " + std::to_string(i) + " is '" + mf.field + "', but key " +
+                                                    std::to_string(i) + " is '" + kf.name + "' (every key, in key order)");
+  const std::string fw = tn + " key '" + kf.name + "'";
+  Value v;
+  if (!number(mf.value, "value", kf.width, fw, &v, error)) return false;
+  Value m = Value::ones(kf.width);
+  if (!match_kind(kf, mf, v, fw, lpm_base_bits, &m, e, error)) return false;
+  const bool lpm = kf.kind == MatchKind::kLpm;
+  Value outside;
+  value_not(outside, m);
+  value_and(outside, outside, v);
+  if (!outside.is_zero())
+    return refuse(error, lpm ? UpdateCode::kPrefixBits : UpdateCode::kMaskBits,
+                  fw + ": value " + v.to_hex() + " has bits set " + (lpm ? "past its prefix" : "outside its mask " + m.to_hex()));
+  std::uint8_t* kp = &e->key[static_cast<std::size_t>(kf.offset)];
+  std::uint8_t* mp = &e->mask[static_cast<std::size_t>(kf.offset)];
+  v.get_bytes_be(kp, static_cast<std::size_t>(kf.nbytes));
+  m.get_bytes_be(mp, static_cast<std::size_t>(kf.nbytes));
+  // Under p4c's `field & constant` an entry is the entry for its masked value, as bmv2 stores
+  // it: 0x1234 under 0x00ff is 0x0034, and matches 0xab34.
+  for (int b = 0; b < kf.nbytes && !kf.mask.empty(); ++b) {
+    kp[b] &= kf.mask[static_cast<std::size_t>(b)];
+    mp[b] &= kf.mask[static_cast<std::size_t>(b)];
+  }
+  return true;
+}
+
+}  // namespace
+}  // namespace key_updates
 
 bool Engine::Impl::canonical_key(const TableInfo& t, const TableUpdate& u, CanonicalEntry* e, UpdateError* error) const {
   const std::string tn = "table '" + t.name + "'";
@@ -23,110 +115,10 @@ bool Engine::Impl::canonical_key(const TableInfo& t, const TableUpdate& u, Canon
   e->key.assign(static_cast<std::size_t>(t.key_bytes), 0);
   e->mask.assign(static_cast<std::size_t>(t.key_bytes), 0);
   if (t.has_range) e->high.assign(static_cast<std::size_t>(t.key_bytes), 0);
-  for (std::size_t i = 0; i < t.keys.size(); ++i) {
-    const KeyField& kf = t.keys[i];
-    const MatchField& mf = u.match[i];
-    if (!printable(mf.field)) {
-      *error = fail(UpdateCode::kBadName, tn + " match field " + std::to_string(i) + ": the name is not printable ASCII");
-      return false;
-    }
-    if (mf.field != kf.name) {
-      *error = fail(UpdateCode::kKeyCount, tn + " match field " + std::to_string(i) + " is '" + mf.field + "', but key " +
-                                               std::to_string(i) + " is '" + kf.name + "' (every key, in key order)");
-      return false;
-    }
-    const std::string fw = tn + " key '" + kf.name + "'";
-    Value v;
-    if (!parse_number(mf.value, &v)) {
-      *error = fail(UpdateCode::kBadRecord, fw + ": value '" + mf.value.substr(0, 60) + "' is not a hex (0x..) or decimal number");
-      return false;
-    }
-    if (v.bit_length() > kf.width) {
-      *error = fail(UpdateCode::kValueWidth, fw + ": value " + v.to_hex() + " is wider than the " + std::to_string(kf.width) + "-bit field");
-      return false;
-    }
-    Value m = Value::ones(kf.width);
-    const bool lpm = kf.kind == MatchKind::kLpm;
-    const bool masked = kf.kind == MatchKind::kTernary || kf.kind == MatchKind::kOptional;
-    const bool range = kf.kind == MatchKind::kRange;
-    if (mf.high.has_value() != range) {
-      *error = fail(UpdateCode::kMatchKind, fw + (range ? " is a range field and needs a low and a high end" : " is not a range field and takes no high end"));
-      return false;
-    }
-    if (range) {
-      Value high;
-      if (!parse_number(*mf.high, &high)) {
-        *error = fail(UpdateCode::kBadRecord, fw + ": high end '" + mf.high->substr(0, 60) + "' is not a hex (0x..) or decimal number");
-        return false;
-      }
-      if (high.bit_length() > kf.width) {
-        *error = fail(UpdateCode::kValueWidth, fw + ": high end " + high.to_hex() + " is wider than the " + std::to_string(kf.width) + "-bit field");
-        return false;
-      }
-      if (compare(v, high) > 0) {
-        *error = fail(UpdateCode::kRange, fw + ": low end " + v.to_hex() + " is above high end " + high.to_hex());
-        return false;
-      }
-      high.get_bytes_be(&e->high[static_cast<std::size_t>(kf.offset)], static_cast<std::size_t>(kf.nbytes));
-    }
-    if (mf.prefix_len && !lpm) {
-      *error = fail(UpdateCode::kMatchKind, fw + " is not an LPM field and takes no prefix_len");
-      return false;
-    }
-    if (mf.mask && !masked) {
-      *error = fail(UpdateCode::kMatchKind, fw + " is " + (lpm ? "an LPM" : "an exact") + " field and takes no mask");
-      return false;
-    }
-    if (lpm) {
-      if (!mf.prefix_len) {
-        *error = fail(UpdateCode::kMatchKind, fw + " is an LPM field and needs a prefix_len");
-        return false;
-      }
-      int pl = *mf.prefix_len;
-      if (pl < 0 || pl > kf.width) {
-        *error = fail(UpdateCode::kPrefixLength, fw + ": prefix length " + std::to_string(pl) + " is outside [0, " +
-                                                     std::to_string(kf.width) + "]");
-        return false;
-      }
-      m = Value::prefix_mask(kf.width, pl);
-      if (t.match_type == TableMatchType::kLpm) e->prefix_bits = tables[&t - program.tables.data()].lpm_base_bits + pl;
-    }
-    if (masked && mf.mask) {
-      if (!parse_number(*mf.mask, &m)) {
-        *error = fail(UpdateCode::kBadRecord, fw + ": mask '" + mf.mask->substr(0, 60) + "' is not a hex (0x..) or decimal number");
-        return false;
-      }
-      if (m.bit_length() > kf.width) {
-        *error = fail(UpdateCode::kValueWidth, fw + ": mask " + m.to_hex() + " is wider than the " + std::to_string(kf.width) + "-bit field");
-        return false;
-      }
-      if (kf.kind == MatchKind::kOptional && !m.is_zero() && m != Value::ones(kf.width)) {
-        *error = fail(UpdateCode::kMatchKind, fw + " is an optional field: its mask is all ones or zero, not " + m.to_hex());
-        return false;
-      }
-    } else if (kf.kind == MatchKind::kTernary) {
-      *error = fail(UpdateCode::kMatchKind, fw + " is a ternary field and needs a mask (zero for don't care)");
-      return false;
-    }
-    Value outside;
-    value_not(outside, m);
-    value_and(outside, outside, v);
-    if (!outside.is_zero()) {
-      *error = fail(lpm ? UpdateCode::kPrefixBits : UpdateCode::kMaskBits,
-                    fw + ": value " + v.to_hex() + " has bits set " + (lpm ? "past its prefix" : "outside its mask " + m.to_hex()));
-      return false;
-    }
-    std::uint8_t* kp = &e->key[static_cast<std::size_t>(kf.offset)];
-    std::uint8_t* mp = &e->mask[static_cast<std::size_t>(kf.offset)];
-    v.get_bytes_be(kp, static_cast<std::size_t>(kf.nbytes));
-    m.get_bytes_be(mp, static_cast<std::size_t>(kf.nbytes));
-    // Under p4c's `field & constant` an entry is the entry for its masked value, as bmv2
-    // stores it: 0x1234 under 0x00ff is 0x0034, and matches 0xab34.
-    for (int b = 0; b < kf.nbytes && !kf.mask.empty(); ++b) {
-      kp[b] &= kf.mask[static_cast<std::size_t>(b)];
-      mp[b] &= kf.mask[static_cast<std::size_t>(b)];
-    }
-  }
+  // Where the table ranks by prefix, an entry's prefix bits count from its exact fields' bits.
+  const int lpm_base_bits = t.match_type == TableMatchType::kLpm ? tables[&t - program.tables.data()].lpm_base_bits : -1;
+  for (std::size_t i = 0; i < t.keys.size(); ++i)
+    if (!key_updates::key_field(t.keys[i], u.match[i], i, tn, lpm_base_bits, e, error)) return false;
   if (t.needs_priority()) {
     if (!u.priority || *u.priority < 1 || *u.priority > INT32_MAX) {
       *error = fail(UpdateCode::kPriority, tn + " has ternary or range keys: an entry needs a priority in [1, " + std::to_string(INT32_MAX) +
