@@ -7,8 +7,10 @@
 
 #include <cstdint>
 #include <functional>
+#include <string>
 #include <vector>
 
+#include "ionic/rdma_decode.h"
 #include "ionic/rdma_mem.h"
 #include "tlm/requester.h"
 
@@ -20,5 +22,8 @@ void dma_gather(pcie::Requester& dma, std::vector<BusRun> runs, GatherDone done)
 // Writes `bytes` (exactly as long as the runs) over the runs.
 void dma_scatter(pcie::Requester& dma, const std::vector<BusRun>& runs, const uint8_t* bytes);
 uint64_t runs_total(const std::vector<BusRun>& runs);
+// A buffer as the guest described it (direct, or a page table read by DMA) for a region whose
+// first byte is at `va`: done(ok, the buffer, why not) once known.
+void load_buf(pcie::Requester& dma, const BufDesc& d, uint64_t va, std::function<void(bool ok, GuestBuf buf, std::string why)> done);
 
 }  // namespace dpusim::ionic

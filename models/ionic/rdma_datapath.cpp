@@ -48,14 +48,9 @@ uint8_t recv_op_of(uint8_t op) {
 
 // ---- The send queue -----------------------------------------------------------------------
 
-RdmaEngine::Qp* RdmaEngine::live_qp(uint32_t qid, uint64_t gen) {
-  auto it = qps_.find(qid);
-  return it == qps_.end() || it->second.gen != gen ? nullptr : &it->second;
-}
-
 void RdmaEngine::sq_next(uint32_t qid) {
-  auto it = qps_.find(qid);
-  if (it == qps_.end()) return;
+  auto it = res_.qps.find(qid);
+  if (it == res_.qps.end()) return;
   Qp& qp = it->second;
   if (qp.sq_cons % qp.sq_depth == qp.sq_target) {
     // Decided at the device's time (see IonicNic::tx_next).
@@ -126,7 +121,7 @@ void RdmaEngine::local_op(WorkPtr w) {
   const Wqe& wqe = w->wqe;
   const Qp& qp = *live_qp(w->qid, w->gen);  // decide() checked
   if (wqe.op == IONIC_V1_OP_LOCAL_INV) {
-    mrs_.remove(wqe.imm_key);
+    res_.mrs.remove(wqe.imm_key);
     cq_.post_npg(qp.sq_cq, w->qid, wqe.id, IONIC_STS_OK);
     return w->next();
   }
@@ -135,10 +130,10 @@ void RdmaEngine::local_op(WorkPtr w) {
     cq_.post_npg(qp.sq_cq, w->qid, wqe.id, IONIC_STS_OK);
     return w->next();
   }
-  mrs_.drop_rotations(wqe.imm_key);
-  load_buf(wqe.mr_buf, wqe.mr_va, [this, w](bool ok, GuestBuf buf, std::string why) {
+  res_.mrs.drop_rotations(wqe.imm_key);
+  load_buf(env_.device.dma(), wqe.mr_buf, wqe.mr_va, [this, w](bool ok, GuestBuf buf, std::string why) {
     const Wqe& wqe = w->wqe;
-    if (ok) mrs_.put(MemRegion{wqe.imm_key, wqe.mr_va, wqe.mr_length, 0x0fff, std::move(buf)});
+    if (ok) res_.mrs.put(MemRegion{wqe.imm_key, wqe.mr_va, wqe.mr_length, 0x0fff, std::move(buf)});
     else env_.ctx.event(env_.path, "rdma_mr_refused").hex("key", wqe.imm_key).str("reason", why);
     if (Qp* q = live_qp(w->qid, w->gen)) cq_.post_npg(q->sq_cq, w->qid, wqe.id, IONIC_STS_OK);
     w->next();
@@ -162,14 +157,14 @@ void RdmaEngine::after_checks(WorkPtr w) {
     uint64_t left = q.length;
     for (const Sge& s : w->src) {
       const uint64_t n = std::min<uint64_t>(s.len, left);
-      if (!mrs_.resolve(s.lkey, s.va, n, true, &w->landing)) return finish(w, IONIC_STS_LOCAL_PROT_ERR);
+      if (!res_.mrs.resolve(s.lkey, s.va, n, true, &w->landing)) return finish(w, IONIC_STS_LOCAL_PROT_ERR);
       left -= n;
     }
     if (left) return finish(w, IONIC_STS_LOCAL_PROT_ERR);  // a scatter list shorter than the length
     return decide(w);
   }
   if (q.op == IONIC_V1_OP_ATOMIC_CS || q.op == IONIC_V1_OP_ATOMIC_FA) {
-    if (!mrs_.resolve(q.atomic_sge.lkey, q.atomic_sge.va, 8, true, &w->landing))
+    if (!res_.mrs.resolve(q.atomic_sge.lkey, q.atomic_sge.va, 8, true, &w->landing))
       return finish(w, IONIC_STS_LOCAL_PROT_ERR);
     return decide(w);
   }
@@ -177,7 +172,7 @@ void RdmaEngine::after_checks(WorkPtr w) {
   std::vector<BusRun> runs;
   std::vector<size_t> ends;
   for (const Sge& s : w->src) {
-    if (!mrs_.resolve(s.lkey, s.va, s.len, true, &runs)) return finish(w, IONIC_STS_LOCAL_PROT_ERR);
+    if (!res_.mrs.resolve(s.lkey, s.va, s.len, true, &runs)) return finish(w, IONIC_STS_LOCAL_PROT_ERR);
     ends.push_back(size_t(runs_total(runs)));
   }
   dma_gather(env_.device.dma(), std::move(runs), [this, w, ends](Bytes bytes, bool ok) {
@@ -233,7 +228,7 @@ void RdmaEngine::decide_now(WorkPtr w) {
     wr.sgl.push_back(p4::rdma::Sge{w->src[i].va, w->src[i].len, w->src[i].lkey});
     if (i < w->sge_bytes.size()) staged.push_back({w->src[i].lkey, w->src[i].va, w->sge_bytes[i]});
   }
-  StagedMemory memory(mrs_, std::move(staged), remote(qp), wr.rkey, wr.remote_addr);
+  StagedMemory memory(res_.mrs, std::move(staged), remote(qp), wr.rkey, wr.remote_addr);
   const Decision d = path_->post_send(wr, env_.ctx.local_ps(), memory);
   {
     auto e = env_.ctx.event(env_.path, events::rdma_p4);
@@ -252,7 +247,7 @@ void RdmaEngine::decide_now(WorkPtr w) {
       // The fp8 unit's results, by DMA into the destination region.
       for (const StagedMemory::Write& wr : memory.writes()) {
         std::vector<BusRun> runs;
-        if (!mrs_.resolve(wr.key, wr.va, wr.bytes.size(), true, &runs)) return finish(w, IONIC_STS_LOCAL_PROT_ERR);
+        if (!res_.mrs.resolve(wr.key, wr.va, wr.bytes.size(), true, &runs)) return finish(w, IONIC_STS_LOCAL_PROT_ERR);
         dma_scatter(env_.device.dma(), runs, wr.bytes.data());
         counters_.bytes_moved += wr.bytes.size();
       }
@@ -271,7 +266,7 @@ void RdmaEngine::dispatch_local(WorkPtr w) {
     case IONIC_V1_OP_SEND_INV: {
       // The destination is the QP the driver pointed this one at, or the QP itself.
       const uint32_t dst = qp.dest_valid ? qp.dest_qp : w->qid;
-      if (!qps_.count(dst)) {
+      if (!res_.qps.count(dst)) {
         env_.ctx.event(env_.path, "rdma_send_dropped").u64("qp", w->qid).u64("dest_qp", dst).str("reason", "unknown peer");
         return finish(w, IONIC_STS_OK);
       }
@@ -287,13 +282,13 @@ void RdmaEngine::dispatch_local(WorkPtr w) {
     case IONIC_V1_OP_RDMA_WRITE_IMM:
     case IONIC_V1_OP_RDMA_READ: {
       std::vector<BusRun> remote_runs;
-      if (!mrs_.resolve(q.rkey, q.remote_va, q.length, true, &remote_runs)) return finish(w, IONIC_STS_REMOTE_ACC_ERR);
+      if (!res_.mrs.resolve(q.rkey, q.remote_va, q.length, true, &remote_runs)) return finish(w, IONIC_STS_REMOTE_ACC_ERR);
       if (q.op != IONIC_V1_OP_RDMA_READ) {
         dma_scatter(env_.device.dma(), remote_runs, w->payload->data());
         if (q.op == IONIC_V1_OP_RDMA_WRITE) return finish(w, IONIC_STS_OK);
         // WRITE_IMM consumes a receive and scatters nothing into it.
         const uint32_t dst = qp.dest_valid ? qp.dest_qp : w->qid;
-        if (!qps_.count(dst)) return finish(w, IONIC_STS_OK);
+        if (!res_.qps.count(dst)) return finish(w, IONIC_STS_OK);
         return deliver_recv(dst, w->qid, nullptr, q.length, IONIC_V1_CQE_RECV_OP_RDMA_IMM, q.imm_key,
                             [this, w](bool) { finish(w, IONIC_STS_OK); });
       }
@@ -307,7 +302,7 @@ void RdmaEngine::dispatch_local(WorkPtr w) {
     case IONIC_V1_OP_ATOMIC_CS:
     case IONIC_V1_OP_ATOMIC_FA: {
       std::vector<BusRun> remote_runs;
-      if (!mrs_.resolve(q.rkey, q.remote_va, 8, true, &remote_runs)) return finish(w, IONIC_STS_REMOTE_ACC_ERR);
+      if (!res_.mrs.resolve(q.rkey, q.remote_va, 8, true, &remote_runs)) return finish(w, IONIC_STS_REMOTE_ACC_ERR);
       return dma_gather(env_.device.dma(), remote_runs, [this, w, remote_runs](Bytes old, bool ok) {
         if (!ok) return finish(w, IONIC_STS_REMOTE_ACC_ERR);
         // Eight bytes in host order (the driver undoes the wire's byte order).
@@ -328,8 +323,8 @@ void RdmaEngine::dispatch_local(WorkPtr w) {
 
 void RdmaEngine::deliver_recv(uint32_t dst_qp, uint32_t src_qp, std::shared_ptr<Bytes> payload, uint32_t byte_len,
                               uint8_t recv_op, uint32_t imm, std::function<void(bool)> done) {
-  auto it = qps_.find(dst_qp);
-  if (it == qps_.end() || it->second.rq_cons == it->second.rq_prod) return done(false);
+  auto it = res_.qps.find(dst_qp);
+  if (it == res_.qps.end() || it->second.rq_cons == it->second.rq_prod) return done(false);
   Qp& dq = it->second;
   const uint32_t stride = std::min<uint32_t>(1u << dq.rq_stride_log2, IONIC_V1_WQE_MAX_READ);
   std::vector<BusRun> runs;
@@ -337,8 +332,8 @@ void RdmaEngine::deliver_recv(uint32_t dst_qp, uint32_t src_qp, std::shared_ptr<
   ++dq.rq_cons;
   dma_gather(env_.device.dma(), std::move(runs), [this, dst_qp, src_qp, payload, byte_len, recv_op, imm, stride,
                                          done](Bytes raw, bool ok) {
-    auto it = qps_.find(dst_qp);
-    if (!ok || it == qps_.end()) return done(false);
+    auto it = res_.qps.find(dst_qp);
+    if (!ok || it == res_.qps.end()) return done(false);
     Qp& dq = it->second;
     const Wqe r = decode_wqe(raw.data(), stride);
     uint32_t copied = 0;
@@ -350,7 +345,7 @@ void RdmaEngine::deliver_recv(uint32_t dst_qp, uint32_t src_qp, std::shared_ptr<
         const uint32_t n = uint32_t(std::min<uint64_t>(s.len, payload->size() - copied));
         if (n == 0) break;
         std::vector<BusRun> out;
-        if (!mrs_.resolve(s.lkey, s.va, n, true, &out)) {
+        if (!res_.mrs.resolve(s.lkey, s.va, n, true, &out)) {
           fault = IONIC_STS_LOCAL_PROT_ERR;
           break;
         }

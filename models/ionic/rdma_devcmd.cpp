@@ -17,7 +17,9 @@ RdmaEngine::RdmaEngine(Env env)
           env_.ctx, env_.path,
           [this](const std::vector<BusRun>& runs, const uint8_t* bytes) { dma_scatter(env_.device.dma(), runs, bytes); },
           [this](uint64_t addr, const uint8_t* bytes, size_t len) { env_.device.dma().write(addr, bytes, len); },
-          [this](uint32_t intr) { env_.intr.assert_irq(intr); }}) {
+          [this](uint32_t intr) { env_.intr.assert_irq(intr); }}),
+      admin_(RdmaAdmin::Ports{env_.ctx, env_.path, env_.device, res_, cq_,
+                              [this](const std::array<uint8_t, 16>& gid, uint32_t* node) { return node_of(gid, node); }}) {
   path_ = std::make_unique<p4::rdma::RdmaPath>([this](uint64_t, const std::string& line) {
     env_.ctx.event(env_.path, "log").str("level", "warning").str("msg", "rocm-ernic: " + line);
   });
@@ -62,6 +64,7 @@ RdmaEngine::Counters RdmaEngine::counters() const {
   Counters c = counters_;
   c.cqes = cq_.cqes();
   c.eqes = cq_.eqes();
+  c.admin_cmds = admin_.commands();
   return c;
 }
 
@@ -73,11 +76,8 @@ Comp RdmaEngine::devcmd(const uint8_t* cmd) {
     case IONIC_CMD_RDMA_RESET_LIF:
       // Everything of the RDMA LIF goes, the resources the admin queues created too.
       cq_.clear();
-      aqs_.clear();
-      pending_cq_valid_ = false;
-      qps_.clear();
-      ahs_.clear();
-      mrs_ = MrTable{};
+      admin_.clear();
+      res_.clear();
       pending_.clear();
       trace_pending = 0;
       break;
@@ -85,24 +85,10 @@ Comp RdmaEngine::devcmd(const uint8_t* cmd) {
       refused = cq_.create_eq(c);
       break;
     case IONIC_CMD_RDMA_CREATE_CQ:
-      pending_cq_ = c;  // taken by the next CREATE_ADMINQ
-      pending_cq_valid_ = true;
+      admin_.hold_cq(c);  // taken by the next CREATE_ADMINQ
       break;
     default:  // CREATE_ADMINQ
-      if (aqs_.size() >= IONIC_RDMA_MAX_AQ) refused = "more than 4 admin queues";
-      else if (!pending_cq_valid_) refused = "no CREATE_CQ before it";
-      else {
-        Aq aq;
-        aq.id = uint32_t(aqs_.size());
-        aq.cq_id = pending_cq_.qid;
-        aq.eq_id = pending_cq_.cid;
-        aq.ring = c.dma_addr;
-        aq.depth = 1u << (c.depth_log2 & 31);
-        aq.cq_ring = pending_cq_.dma_addr;
-        aq.cq_depth = 1u << (pending_cq_.depth_log2 & 31);
-        aqs_.push_back(aq);
-        pending_cq_valid_ = false;
-      }
+      refused = admin_.create(c);
   }
   if (refused) comp[COMP_STATUS] = IONIC_RDMA_RC_ERROR;
   auto e = env_.ctx.event(env_.path, "rdma_devcmd");
@@ -112,18 +98,28 @@ Comp RdmaEngine::devcmd(const uint8_t* cmd) {
   return comp;
 }
 
+bool RdmaEngine::node_of(const std::array<uint8_t, 16>& gid, uint32_t* node) const {
+  if (!mesh) {
+    *node = UINT32_MAX;  // no mesh: every peer is local
+    return true;
+  }
+  for (unsigned i = 0; i < mesh->nodes(); ++i) {
+    if (mesh->member(i).mesh_gid() == gid) {
+      *node = i;
+      return true;
+    }
+  }
+  return false;
+}
+
 void RdmaEngine::doorbell(const Doorbell& db) {
   switch (db.qtype) {
     case IONIC_RDMA_QTYPE_AQ:
-      if (db.qid < aqs_.size()) {
-        Aq& aq = aqs_[db.qid];
-        aq.prod = db.p_index % aq.depth;
-        return service_aq(db.qid);
-      }
+      if (admin_.doorbell(db.qid, db.p_index)) return;
       break;
     case IONIC_RDMA_QTYPE_SQ: {
-      auto it = qps_.find(db.qid);
-      if (it == qps_.end()) break;
+      auto it = res_.qps.find(db.qid);
+      if (it == res_.qps.end()) break;
       it->second.sq_target = db.p_index % it->second.sq_depth;
       if (!it->second.busy) {
         it->second.busy = true;
@@ -132,8 +128,8 @@ void RdmaEngine::doorbell(const Doorbell& db) {
       return;
     }
     case IONIC_RDMA_QTYPE_RQ: {
-      auto it = qps_.find(db.qid);
-      if (it == qps_.end()) break;
+      auto it = res_.qps.find(db.qid);
+      if (it == res_.qps.end()) break;
       Qp& qp = it->second;
       qp.rq_prod += uint16_t(db.p_index - uint16_t(qp.rq_prod));
       return retry_waiting(db.qid);

@@ -7,11 +7,7 @@
 //    1).
 //  - the CQs and EQs (rdma_completions.h, an object of its own): CQEs, EQEs before their
 //    interrupt, arming, the send-side completion rules.
-//  - the RDMA admin queues (rdma_admin.cpp): 64-byte strides from the consumer index up to the
-//    producer the doorbell (qtype 5, qid = the admin queue) gave; a WQE spans
-//    ceil((4 + len) / 64) strides, at most 4 and never past the producer. Each opcode as
-//    rocm-ernic answers it; an admin CQE (the slot, the opcode, status_length, colour and
-//    error bits) and then an EQE and the interrupt after each.
+//  - the RDMA admin queues (rdma_admin.h, an object of its own).
 //  - QPs of type RC, UC and UD (qpid 1 always GSI) with their SQ and RQ rings, MODIFY_QP with
 //    the RoCE header template, QUERY_QP into the driver's two buffers; MRs direct or by page
 //    table, lkey 0 for bus addresses; SQ doorbells (qtype 6) process up to the producer, RQ
@@ -44,9 +40,11 @@
 #include "dpusim/p4/rdma/path.h"
 #include "ionic/devcmd.h"
 #include "ionic/intr_ctrl.h"
+#include "ionic/rdma_admin.h"
 #include "ionic/rdma_completions.h"
 #include "ionic/rdma_decode.h"
 #include "ionic/rdma_mem.h"
+#include "ionic/rdma_resources.h"
 #include "net/mesh.h"
 #include "tlm/endpoint_base.h"
 #include "tlm/requester.h"
@@ -93,63 +91,16 @@ class RdmaEngine : public net::MeshEnd {
   uint32_t trace_pending = 0;  // remote requests awaiting their answer (VCD)
   void flush_log();
 
-  // ---- State (public for the files that implement the engine, not for other models) ----
-  struct Aq {
-    uint32_t id = 0, cq_id = 0, eq_id = 0;
-    uint64_t ring = 0, cq_ring = 0;
-    uint32_t depth = 1, cq_depth = 1;
-    uint32_t cons = 0, prod = 0, cq_prod = 0;
-    bool cq_color = true, busy = false;
-  };
-  struct Inbound;  // a mesh request waiting for a receive (rdma_remote.cpp)
-  struct Qp {
-    uint8_t type = IONIC_QPT_RC;
-    uint64_t gen = 0;  // which creation of this id: work in flight for an older one stops
-    bool gsi = false;
-    GuestBuf sq, rq;
-    uint32_t sq_depth = 1, rq_depth = 1;
-    unsigned sq_stride_log2 = 6, rq_stride_log2 = 6;
-    uint32_t sq_cq = 0, rq_cq = 0;
-    uint32_t sq_cons = 0, sq_target = 0, rq_prod = 0, rq_cons = 0, msn = 0;
-    bool busy = false;
-    bool dest_valid = false;
-    uint32_t dest_qp = 0, dest_node = UINT32_MAX;
-    uint8_t state = 0, pmtu = 10;  // pmtu: log2 of the path MTU
-    uint16_t access = 0;
-    uint32_t sq_psn = 0, rq_psn = 0;
-    std::deque<std::shared_ptr<Inbound>> inbound;  // requests from peers, served in order
-    bool inbound_busy = false;                     // the head is being served
-    bool rc_like() const { return !gsi && (type == IONIC_QPT_RC || type == IONIC_QPT_UC); }
-    bool ud_like() const { return gsi || type == IONIC_QPT_UD; }
-  };
-  struct Ah {
-    bool has_dest = false;
-    RoceDest dest;
-    uint32_t node = UINT32_MAX;
-  };
+  using Qp = RdmaQp;
+  using Ah = RdmaAh;
+  using Inbound = RdmaInbound;
 
  private:
-  using AdminDone = std::function<void(uint8_t status, uint32_t resp_len)>;
   using Bytes = std::vector<uint8_t>;
   // A work request being executed, with what its stages found.
   struct Work;
   using WorkPtr = std::shared_ptr<Work>;
 
-  // rdma_admin.cpp: the admin queues.
-  void service_aq(unsigned aq);
-  void aq_next(unsigned aq);
-  void admin_dispatch(uint8_t op, const Bytes& body, uint16_t len, AdminDone done);
-  void admin_create_cq(const Bytes& body, uint16_t len, AdminDone done);
-  void admin_create_qp(const Bytes& body, uint16_t len, AdminDone done);
-  void admin_create_mr(const Bytes& body, uint16_t len, AdminDone done);
-  void admin_modify_qp(const Bytes& body, uint16_t len, AdminDone done);
-  void admin_query_qp(const Bytes& body, uint16_t len, AdminDone done);
-  void admin_create_ah(const Bytes& body, uint16_t len, AdminDone done);
-  void post_admin_cqe(Aq& aq, uint16_t slot, uint8_t op, uint8_t status, uint32_t resp_len);
-  // Reads a buffer's page table (when it has one) and builds its GuestBuf; ok false when the
-  // read failed or the description is refused (`why`).
-  void load_buf(const BufDesc& d, uint64_t va, std::function<void(bool ok, GuestBuf buf, std::string why)> done);
-  void read_template(uint64_t dma, uint32_t len, std::function<void(bool parsed, RoceDest dest)> done);
   // The mesh node a GID belongs to (this node's own included); UINT32_MAX without a mesh.
   bool node_of(const std::array<uint8_t, 16>& gid, uint32_t* node) const;
   // The send-side completion of a work request on `qp` (RdmaCompletions::post_send_completion).
@@ -157,8 +108,7 @@ class RdmaEngine : public net::MeshEnd {
     cq_.post_send_completion(qp.sq_cq, qp.rc_like(), &qp.msn, qid, wqe, status, always);
   }
   // rdma_datapath.cpp: send queues and local operations.
-  // The QP of `qid` if it is still the creation `gen` (null once destroyed, reset or re-created).
-  Qp* live_qp(uint32_t qid, uint64_t gen);
+  Qp* live_qp(uint32_t qid, uint64_t gen) { return res_.live_qp(qid, gen); }
   void sq_next(uint32_t qid);
   void execute(uint32_t qid, uint64_t gen, const Wqe& wqe, uint64_t wqe_bus, std::function<void()> next);
   void after_checks(WorkPtr w);
@@ -183,12 +133,8 @@ class RdmaEngine : public net::MeshEnd {
 
   Env env_;
   RdmaCompletions cq_;  // the CQs and EQs
-  bool pending_cq_valid_ = false;
-  RdmaQueueCmd pending_cq_;
-  std::vector<Aq> aqs_;
-  std::map<uint32_t, Qp> qps_;
-  std::map<uint32_t, Ah> ahs_;
-  MrTable mrs_;
+  RdmaResources res_;   // QPs, address handles, memory regions
+  RdmaAdmin admin_;     // the admin queues
   std::unique_ptr<p4::rdma::RdmaPath> path_;
   // fp8-impl rtl: the unit, and the decisions waiting for the thread that runs them.
   std::unique_ptr<p4::rdma::Fp8Backend> fp8_;
@@ -200,7 +146,6 @@ class RdmaEngine : public net::MeshEnd {
   struct Pending;
   std::map<uint32_t, std::shared_ptr<Pending>> pending_;
   uint32_t next_req_ = 0;
-  uint64_t qp_gen_ = 0;
 };
 
 }  // namespace dpusim::ionic

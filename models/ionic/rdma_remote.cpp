@@ -202,16 +202,16 @@ void RdmaEngine::handle_message(unsigned src, const Bytes& msg) {
   in->hdr = h;
   in->payload = payload;
   in->first_try_ps = env_.ctx.local_ps();
-  auto q = qps_.find(h.dst_qp);
-  if (q == qps_.end()) return handle_request(src, in, false);  // names only an rkey: no QP order to keep
+  auto q = res_.qps.find(h.dst_qp);
+  if (q == res_.qps.end()) return handle_request(src, in, false);  // names only an rkey: no QP order to keep
   // Requests for one QP are served in arrival order; a held SEND holds the ones behind it.
   q->second.inbound.push_back(in);
   if (!q->second.inbound_busy) retry_waiting(h.dst_qp);
 }
 
 void RdmaEngine::retry_waiting(uint32_t qid) {
-  auto q = qps_.find(qid);
-  if (q == qps_.end() || q->second.inbound.empty() || q->second.inbound_busy) return;
+  auto q = res_.qps.find(qid);
+  if (q == res_.qps.end() || q->second.inbound.empty() || q->second.inbound_busy) return;
   q->second.inbound_busy = true;
   auto in = q->second.inbound.front();
   handle_request(in->src, in, false);
@@ -236,8 +236,8 @@ void RdmaEngine::handle_request(unsigned src, std::shared_ptr<Inbound> in, bool 
   // Done with this request: answer, then serve the next one queued for the same QP.
   auto answer = [this, src, in, hdr](uint8_t op, uint8_t status, const Bytes& data) {
     reply(src, hdr.data(), op, status, data);
-    auto q = qps_.find(in->hdr.dst_qp);
-    if (q == qps_.end() || q->second.inbound.empty() || q->second.inbound.front() != in) return;
+    auto q = res_.qps.find(in->hdr.dst_qp);
+    if (q == res_.qps.end() || q->second.inbound.empty() || q->second.inbound.front() != in) return;
     q->second.inbound.pop_front();
     q->second.inbound_busy = false;
     retry_waiting(in->hdr.dst_qp);
@@ -254,7 +254,7 @@ void RdmaEngine::handle_request(unsigned src, std::shared_ptr<Inbound> in, bool 
     case IONIC_WIRE_SEND:
     case IONIC_WIRE_SEND_IMM:
     case IONIC_WIRE_SEND_INV: {
-      if (!qps_.count(h.dst_qp)) return answer(IONIC_WIRE_ACK, IONIC_STS_REMOTE_ACC_ERR, {});
+      if (!res_.qps.count(h.dst_qp)) return answer(IONIC_WIRE_ACK, IONIC_STS_REMOTE_ACC_ERR, {});
       const uint8_t recv_op = h.op == IONIC_WIRE_SEND_IMM ? IONIC_V1_CQE_RECV_OP_SEND_IMM
                               : h.op == IONIC_WIRE_SEND_INV ? IONIC_V1_CQE_RECV_OP_SEND_INV : IONIC_V1_CQE_RECV_OP_SEND;
       const uint32_t len = uint32_t(std::min<size_t>(h.length, in->payload->size()));
@@ -267,14 +267,14 @@ void RdmaEngine::handle_request(unsigned src, std::shared_ptr<Inbound> in, bool 
                               return answer(IONIC_WIRE_ACK, IONIC_STS_RNR_RETRY_EXCEEDED, {});
                             }
                             // No receive posted: the SEND waits (the RQ doorbell retries it), 5 s at most.
-                            auto q = qps_.find(in->hdr.dst_qp);
-                            if (q != qps_.end()) q->second.inbound_busy = false;
+                            auto q = res_.qps.find(in->hdr.dst_qp);
+                            if (q != res_.qps.end()) q->second.inbound_busy = false;
                             if (in->started) return;
                             in->started = true;
                             env_.ctx.event(env_.path, "rdma_rnr").u64("qp", in->hdr.dst_qp).str("outcome", "waiting");
                             env_.device.after(sc_core::sc_time::from_value(IONIC_RNR_RETRY_PS), [this, in] {
-                              auto q = qps_.find(in->hdr.dst_qp);
-                              if (q == qps_.end() || q->second.inbound.empty() || q->second.inbound.front() != in ||
+                              auto q = res_.qps.find(in->hdr.dst_qp);
+                              if (q == res_.qps.end() || q->second.inbound.empty() || q->second.inbound.front() != in ||
                                   q->second.inbound_busy)
                                 return;
                               q->second.inbound_busy = true;
@@ -286,18 +286,18 @@ void RdmaEngine::handle_request(unsigned src, std::shared_ptr<Inbound> in, bool 
     case IONIC_WIRE_WRITE_IMM: {
       std::vector<BusRun> runs;
       const uint32_t n = uint32_t(std::min<size_t>(h.length, in->payload->size()));
-      if (n < h.length || !mrs_.resolve(h.rkey, h.remote_va, n, false, &runs))
+      if (n < h.length || !res_.mrs.resolve(h.rkey, h.remote_va, n, false, &runs))
         return answer(IONIC_WIRE_ACK, IONIC_STS_REMOTE_ACC_ERR, {});
       dma_scatter(env_.device.dma(), runs, in->payload->data());
       counters_.bytes_moved += n;
-      if (h.op == IONIC_WIRE_WRITE_IMM && qps_.count(h.dst_qp))
+      if (h.op == IONIC_WIRE_WRITE_IMM && res_.qps.count(h.dst_qp))
         return deliver_recv(h.dst_qp, h.src_qp, nullptr, n, IONIC_V1_CQE_RECV_OP_RDMA_IMM, h.imm,
                             [answer](bool) { answer(IONIC_WIRE_ACK, IONIC_STS_OK, {}); });
       return answer(IONIC_WIRE_ACK, IONIC_STS_OK, {});
     }
     case IONIC_WIRE_READ_REQ: {
       std::vector<BusRun> runs;
-      if (h.length > IONIC_WIRE_MAX_PAYLOAD || !mrs_.resolve(h.rkey, h.remote_va, h.length, false, &runs))
+      if (h.length > IONIC_WIRE_MAX_PAYLOAD || !res_.mrs.resolve(h.rkey, h.remote_va, h.length, false, &runs))
         return answer(IONIC_WIRE_READ_RESP, IONIC_STS_REMOTE_ACC_ERR, {});
       return dma_gather(env_.device.dma(), std::move(runs), [this, answer](Bytes data, bool ok) {
         if (!ok) return answer(IONIC_WIRE_READ_RESP, IONIC_STS_REMOTE_ACC_ERR, {});
@@ -307,7 +307,7 @@ void RdmaEngine::handle_request(unsigned src, std::shared_ptr<Inbound> in, bool 
     }
     case IONIC_WIRE_ATOMIC_REQ: {
       std::vector<BusRun> runs;
-      if (!mrs_.resolve(h.rkey, h.remote_va, 8, false, &runs))
+      if (!res_.mrs.resolve(h.rkey, h.remote_va, 8, false, &runs))
         return answer(IONIC_WIRE_ATOMIC_RESP, IONIC_STS_REMOTE_ACC_ERR, {});
       return dma_gather(env_.device.dma(), runs, [this, runs, in, answer](Bytes old, bool ok) {
         if (!ok) return answer(IONIC_WIRE_ATOMIC_RESP, IONIC_STS_REMOTE_ACC_ERR, {});

@@ -27,7 +27,7 @@ struct RdmaEngine::Work {
 };
 
 // A request that arrived from a peer, held while its destination QP has no receive.
-struct RdmaEngine::Inbound {
+struct RdmaInbound {
   unsigned src = 0;
   WireHdr hdr;
   std::shared_ptr<std::vector<uint8_t>> payload;
