@@ -50,7 +50,7 @@ void dma_scatter(pcie::Requester& dma, const std::vector<BusRun>& runs, const ui
   }
 }
 
-void load_buf(pcie::Requester& dma, const BufDesc& d, uint64_t va, std::function<void(bool, GuestBuf, std::string)> done) {
+void load_buf(DeviceIo& io, const BufDesc& d, uint64_t va, std::function<void(bool, GuestBuf, std::string)> done) {
   GuestBuf buf;
   if (d.page_size_log2 > IONIC_RDMA_MAX_PAGE_SIZE_LOG2)
     return done(false, buf, "page size 2^" + std::to_string(d.page_size_log2) + " above 2^30");
@@ -61,7 +61,7 @@ void load_buf(pcie::Requester& dma, const BufDesc& d, uint64_t va, std::function
   }
   if (d.map_count > IONIC_RDMA_MAX_MAP_COUNT)
     return done(false, buf, "page table of " + std::to_string(d.map_count) + " entries, more than 65536");
-  dma_gather(dma, {{d.dma_addr, uint64_t(d.map_count) * 8}},
+  io.gather({{d.dma_addr, uint64_t(d.map_count) * 8}},
              [buf, va, done = std::move(done), d](std::vector<uint8_t> table, bool ok) mutable {
                if (!ok) return done(false, buf, "page table read at " + pcie::hex(d.dma_addr) + " failed");
                for (uint32_t i = 0; i < d.map_count; ++i) buf.pages.push_back(get_le64(&table[8 * i]));

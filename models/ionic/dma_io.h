@@ -12,6 +12,7 @@
 
 #include "ionic/rdma_decode.h"
 #include "ionic/rdma_mem.h"
+#include "tlm/endpoint_base.h"
 #include "tlm/requester.h"
 
 namespace dpusim::ionic {
@@ -22,8 +23,36 @@ void dma_gather(pcie::Requester& dma, std::vector<BusRun> runs, GatherDone done)
 // Writes `bytes` (exactly as long as the runs) over the runs.
 void dma_scatter(pcie::Requester& dma, const std::vector<BusRun>& runs, const uint8_t* bytes);
 uint64_t runs_total(const std::vector<BusRun>& runs);
+// How a part of the device reaches guest memory and its own time: EndpointIo over the NIC's
+// endpoint base, or a unit test's fake.
+class DeviceIo {
+ public:
+  virtual ~DeviceIo() = default;
+  virtual void gather(std::vector<BusRun> runs, GatherDone done) = 0;  // as dma_gather
+  virtual void write(uint64_t addr, const uint8_t* bytes, size_t len) = 0;  // one posted write
+  // Runs `fn` after `delay` of the device's own time (EndpointBase::after).
+  virtual void after(sc_core::sc_time delay, std::function<void()> fn) = 0;
+  // Whether the device runs ahead of the kernel (lt), and `fn` run when the kernel reaches the
+  // device's time (EndpointBase::ahead, at_local_time).
+  virtual bool ahead() const = 0;
+  virtual void at_local_time(std::function<void()> fn) = 0;
+};
+
+class EndpointIo final : public DeviceIo {
+ public:
+  explicit EndpointIo(pcie::EndpointBase& device) : device_(device) {}
+  void gather(std::vector<BusRun> runs, GatherDone done) override { dma_gather(device_.dma(), std::move(runs), std::move(done)); }
+  void write(uint64_t addr, const uint8_t* bytes, size_t len) override { device_.dma().write(addr, bytes, len); }
+  void after(sc_core::sc_time delay, std::function<void()> fn) override { device_.after(delay, std::move(fn)); }
+  bool ahead() const override { return device_.ahead(); }
+  void at_local_time(std::function<void()> fn) override { device_.at_local_time(std::move(fn)); }
+
+ private:
+  pcie::EndpointBase& device_;
+};
+
 // A buffer as the guest described it (direct, or a page table read by DMA) for a region whose
 // first byte is at `va`: done(ok, the buffer, why not) once known.
-void load_buf(pcie::Requester& dma, const BufDesc& d, uint64_t va, std::function<void(bool ok, GuestBuf buf, std::string why)> done);
+void load_buf(DeviceIo& io, const BufDesc& d, uint64_t va, std::function<void(bool ok, GuestBuf buf, std::string why)> done);
 
 }  // namespace dpusim::ionic

@@ -56,17 +56,17 @@ void RdmaAdmin::next(unsigned a) {
   const uint32_t pending = (aq.prod + aq.depth - aq.cons) % aq.depth;
   if (pending == 0) {
     // Decided at the device's time (see IonicNic::tx_next).
-    if (ports_.device.ahead()) return ports_.device.at_local_time([this, a] { next(a); });
+    if (ports_.io.ahead()) return ports_.io.at_local_time([this, a] { next(a); });
     aq.busy = false;
     return;
   }
-  ports_.device.after(ports_.ctx.ps(timing::adminq_cmd_ps), [this, a, pending] {
+  ports_.io.after(ports_.ctx.ps(timing::adminq_cmd_ps), [this, a, pending] {
     if (a >= aqs_.size()) return;
     Aq& aq = aqs_[a];
     // The strides of one WQE, read in order (wrapping at the ring's end).
     const uint32_t slot = aq.cons;
     std::vector<BusRun> first{{aq.ring + uint64_t(slot) * ADMIN_WQE_STRIDE, ADMIN_WQE_STRIDE}};
-    dma_gather(ports_.device.dma(), first, [this, a, slot, pending](Bytes head, bool ok) {
+    ports_.io.gather(first, [this, a, slot, pending](Bytes head, bool ok) {
       if (a >= aqs_.size()) return;
       Aq& aq = aqs_[a];
       if (!ok) {
@@ -80,7 +80,7 @@ void RdmaAdmin::next(unsigned a) {
       std::vector<BusRun> rest;
       for (unsigned i = 1; i < strides; ++i)
         rest.push_back({aq.ring + uint64_t((slot + i) % aq.depth) * ADMIN_WQE_STRIDE, ADMIN_WQE_STRIDE});
-      dma_gather(ports_.device.dma(), rest, [this, a, slot, op, len, strides, head](Bytes more, bool ok) mutable {
+      ports_.io.gather(rest, [this, a, slot, op, len, strides, head](Bytes more, bool ok) mutable {
         if (a >= aqs_.size()) return;
         if (!ok) {
           aqs_[a].busy = false;
@@ -115,7 +115,7 @@ void RdmaAdmin::post_cqe(Aq& aq, uint16_t slot, uint8_t op, uint8_t status, uint
   put_be32(cqe + CQE_QID_TYPE_FLAGS, aq.id << IONIC_V1_CQE_QID_SHIFT |
                                          IONIC_V1_CQE_TYPE_ADMIN << IONIC_V1_CQE_TYPE_SHIFT |
                                          (status ? IONIC_V1_CQE_ERROR : 0) | (aq.cq_color ? IONIC_V1_CQE_COLOR : 0));
-  ports_.device.dma().write(aq.cq_ring + uint64_t(aq.cq_prod % aq.cq_depth) * IONIC_V1_CQE_BYTES, cqe, sizeof cqe);
+  ports_.io.write(aq.cq_ring + uint64_t(aq.cq_prod % aq.cq_depth) * IONIC_V1_CQE_BYTES, cqe, sizeof cqe);
   if (++aq.cq_prod % aq.cq_depth == 0) aq.cq_color = !aq.cq_color;
 }
 
@@ -157,7 +157,7 @@ void RdmaAdmin::dispatch(uint8_t op, const Bytes& body, uint16_t len, Done done)
 
 void RdmaAdmin::read_template(uint64_t dma, uint32_t len, std::function<void(bool, RoceDest)> done) {
   if (len < 14 || len > 128 || dma == 0) return done(false, RoceDest{});
-  dma_gather(ports_.device.dma(), {{dma, len}}, [this, done = std::move(done)](Bytes hdr, bool ok) {
+  ports_.io.gather({{dma, len}}, [this, done = std::move(done)](Bytes hdr, bool ok) {
     RoceDest dest;
     std::string why;
     if (!ok) return done(false, dest);
@@ -184,7 +184,7 @@ void RdmaAdmin::create_cq(const Bytes& body, uint16_t len, Done done) {
     ports_.ctx.event(ports_.path, "rdma_cq_unusable").u64("cq", c.cq_id).str("reason", why);
     return done(0, 0);
   }
-  load_buf(ports_.device.dma(), c.ring.buf, 0, [this, c, stride, done = std::move(done)](bool ok, GuestBuf buf, std::string why) {
+  load_buf(ports_.io, c.ring.buf, 0, [this, c, stride, done = std::move(done)](bool ok, GuestBuf buf, std::string why) {
     RdmaCompletions::Cq* found = ports_.cq.find_cq(c.cq_id);
     if (!found) return done(0, 0);
     if (!ok) {
@@ -213,12 +213,12 @@ void RdmaAdmin::create_qp(const Bytes& body, uint16_t len, Done done) {
     ports_.ctx.event(ports_.path, "rdma_qp_refused").u64("qp", c.qp_id).str("reason", "qp id above 32767");
     return done(0, 0);
   }
-  load_buf(ports_.device.dma(), c.sq.buf, 0, [this, c, done = std::move(done)](bool ok, GuestBuf sq, std::string why) mutable {
+  load_buf(ports_.io, c.sq.buf, 0, [this, c, done = std::move(done)](bool ok, GuestBuf sq, std::string why) mutable {
     if (!ok) {
       ports_.ctx.event(ports_.path, "rdma_qp_refused").u64("qp", c.qp_id).str("reason", "SQ: " + why);
       return done(0, 0);
     }
-    load_buf(ports_.device.dma(), c.rq.buf, 0, [this, c, sq = std::move(sq), done = std::move(done)](bool ok, GuestBuf rq, std::string why) {
+    load_buf(ports_.io, c.rq.buf, 0, [this, c, sq = std::move(sq), done = std::move(done)](bool ok, GuestBuf rq, std::string why) {
       if (!ok) {
         ports_.ctx.event(ports_.path, "rdma_qp_refused").u64("qp", c.qp_id).str("reason", "RQ: " + why);
         return done(0, 0);
@@ -254,7 +254,7 @@ void RdmaAdmin::create_mr(const Bytes& body, uint16_t len, Done done) {
     ports_.ctx.event(ports_.path, "rdma_mr_refused").hex("key", c.key).str("reason", "page table over 65536 entries");
     return done(1, 0);
   }
-  load_buf(ports_.device.dma(), c.buf, c.va, [this, c, done = std::move(done)](bool ok, GuestBuf buf, std::string why) {
+  load_buf(ports_.io, c.buf, c.va, [this, c, done = std::move(done)](bool ok, GuestBuf buf, std::string why) {
     if (!ok) {
       ports_.ctx.event(ports_.path, "rdma_mr_refused").hex("key", c.key).str("reason", why);
       return done(0, 0);  // rocm-ernic: allocated, never mapped
@@ -324,8 +324,8 @@ void RdmaAdmin::query_qp(const Bytes& body, uint16_t len, Done done) {
   rq[3] = 1;
   put_be32(rq + 4, qp.sq_psn & 0xffffff);
   put_be16(rq + 8, flags);
-  if (c.sq_dma) ports_.device.dma().write(c.sq_dma, sq, sizeof sq);
-  if (c.rq_dma) ports_.device.dma().write(c.rq_dma, rq, sizeof rq);
+  if (c.sq_dma) ports_.io.write(c.sq_dma, sq, sizeof sq);
+  if (c.rq_dma) ports_.io.write(c.rq_dma, rq, sizeof rq);
   done(0, 0);
 }
 

@@ -13,10 +13,10 @@
 #include <string>
 #include <vector>
 
+#include "ionic/dma_io.h"
 #include "ionic/rdma_completions.h"
 #include "ionic/rdma_decode.h"
 #include "ionic/rdma_resources.h"
-#include "tlm/endpoint_base.h"
 
 namespace dpusim::ionic {
 
@@ -25,7 +25,7 @@ class RdmaAdmin {
   struct Ports {
     pcie::SimContext& ctx;
     std::string path;            // the NIC's component path, for its events
-    pcie::EndpointBase& device;  // its DMA, its own time (after, at_local_time)
+    DeviceIo& io;                // its DMA, its own time
     RdmaResources& res;          // what the commands create
     RdmaCompletions& cq;         // the CQs, and the EQ each admin queue notifies
     // The mesh node a GID belongs to (UINT32_MAX: this node, or no mesh); false when none has it.

@@ -131,7 +131,7 @@ void RdmaEngine::local_op(WorkPtr w) {
     return w->next();
   }
   res_.mrs.drop_rotations(wqe.imm_key);
-  load_buf(env_.device.dma(), wqe.mr_buf, wqe.mr_va, [this, w](bool ok, GuestBuf buf, std::string why) {
+  load_buf(io_, wqe.mr_buf, wqe.mr_va, [this, w](bool ok, GuestBuf buf, std::string why) {
     const Wqe& wqe = w->wqe;
     if (ok) res_.mrs.put(MemRegion{wqe.imm_key, wqe.mr_va, wqe.mr_length, 0x0fff, std::move(buf)});
     else env_.ctx.event(env_.path, "rdma_mr_refused").hex("key", wqe.imm_key).str("reason", why);

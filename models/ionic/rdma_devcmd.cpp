@@ -18,7 +18,8 @@ RdmaEngine::RdmaEngine(Env env)
           [this](const std::vector<BusRun>& runs, const uint8_t* bytes) { dma_scatter(env_.device.dma(), runs, bytes); },
           [this](uint64_t addr, const uint8_t* bytes, size_t len) { env_.device.dma().write(addr, bytes, len); },
           [this](uint32_t intr) { env_.intr.assert_irq(intr); }}),
-      admin_(RdmaAdmin::Ports{env_.ctx, env_.path, env_.device, res_, cq_,
+      io_(env_.device),
+      admin_(RdmaAdmin::Ports{env_.ctx, env_.path, io_, res_, cq_,
                               [this](const std::array<uint8_t, 16>& gid, uint32_t* node) { return node_of(gid, node); }}) {
   path_ = std::make_unique<p4::rdma::RdmaPath>([this](uint64_t, const std::string& line) {
     env_.ctx.event(env_.path, "log").str("level", "warning").str("msg", "rocm-ernic: " + line);

@@ -39,6 +39,7 @@
 
 #include "dpusim/p4/rdma/path.h"
 #include "ionic/devcmd.h"
+#include "ionic/dma_io.h"
 #include "ionic/intr_ctrl.h"
 #include "ionic/rdma_admin.h"
 #include "ionic/rdma_completions.h"
@@ -134,6 +135,7 @@ class RdmaEngine : public net::MeshEnd {
   Env env_;
   RdmaCompletions cq_;  // the CQs and EQs
   RdmaResources res_;   // QPs, address handles, memory regions
+  EndpointIo io_;       // the NIC's DMA and time, for the parts that take a DeviceIo
   RdmaAdmin admin_;     // the admin queues
   std::unique_ptr<p4::rdma::RdmaPath> path_;
   // fp8-impl rtl: the unit, and the decisions waiting for the thread that runs them.
