@@ -24,7 +24,7 @@ import struct
 
 from dpusim.drivers.guest_datapath import CppDatapath
 from dpusim.drivers.ionic_regs import *  # noqa: F403 - the register names are the vocabulary here
-from dpusim.errors import SimTimeout
+from dpusim.errors import PollTimeout, SimTimeout
 from dpusim.futures import Future
 from dpusim.units import ms, s, us
 
@@ -149,15 +149,12 @@ class Ionic(CppDatapath):
         await h.mem_write(self._devcmd_reg(DEV_CMD_CMD), cmd)
         await h.mem_write32(self._devcmd_reg(DEV_CMD_DONE), 0)
         await h.mem_write32(self._devcmd_reg(DEV_CMD_DOORBELL), 1)
-        deadline = self.sim.now + timeout_ps
-        while True:
-            done = await h.mem_read32(self._devcmd_reg(DEV_CMD_DONE))
-            if done & IONIC_DEV_CMD_DONE:
-                break
-            if self.sim.now >= deadline:
-                await self._dev_cmd_clean()
-                raise IonicError(f"{self.bdf}: devcmd {cmd[0]} timed out after {timeout_ps} ps")
-            await self.sim.sleep(DEVCMD_POLL)
+        try:
+            await self.sim.poll(lambda: h.mem_read32(self._devcmd_reg(DEV_CMD_DONE)), lambda d: d & IONIC_DEV_CMD_DONE,
+                                DEVCMD_POLL, timeout_ps, f"{self.bdf}: devcmd {cmd[0]} done", give_up="before_wait")
+        except PollTimeout:
+            await self._dev_cmd_clean()
+            raise IonicError(f"{self.bdf}: devcmd {cmd[0]} timed out after {timeout_ps} ps") from None
         comp = (await h.mem_read(self._devcmd_reg(DEV_CMD_COMP), IONIC_COMP_BYTES)).data
         await self._dev_cmd_clean()
         if check and comp[COMP_STATUS]:

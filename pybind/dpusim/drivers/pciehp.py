@@ -89,9 +89,13 @@ class Controller(HpcOps, CtrlOps):
             self.state = state
             self.event("state", state=STATE_NAMES[state])
 
-    async def msleep(self, ps, why):
+    def note_msleep(self, ps, why):
+        """Logs an msleep of `ps` (event "pciehp", op "msleep"); returns `ps`."""
         self.event("msleep", ms=ps / MS, why=why)
-        await self.sim.sleep(ps)
+        return ps
+
+    async def msleep(self, ps, why):
+        await self.sim.sleep(self.note_msleep(ps, why))
 
     def cost(self, name):
         return self.sim.cost(f"host.pciehp.{name}")

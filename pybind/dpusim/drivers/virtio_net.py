@@ -132,10 +132,12 @@ class VirtioNet(CppDatapath):
         """vp_reset: write 0, then msleep(1) until the status reads 0. Returns the polls."""
         self.fast_path_detach()  # the device's queues go with the reset
         await self.set_status(0)
-        polls = 0
-        while await self.get_status():
-            await self.sim.sleep(poll_ps if poll_ps is not None else self.sim.latency("host.virtio.reset_poll_ps"))
-            polls += 1
+        def every():
+            return poll_ps if poll_ps is not None else self.sim.latency("host.virtio.reset_poll_ps")
+
+        polled = await self.sim.poll(self.get_status, lambda status: not status, every, None,
+                                     f"{self.bdf}: device_status 0 after reset")
+        polls = polled.reads - 1
         self.log("reset", polls=polls)
         return polls
 
