@@ -22,7 +22,9 @@ returning credits with UNMASK | RESET_COALESCE (the vectors are mask-on-assert).
 """
 import struct
 
+from dpusim.drivers import pci_driver
 from dpusim.drivers.guest_datapath import CppDatapath
+from dpusim.drivers.pci_driver import PciDriver, pci_register_driver
 from dpusim.drivers.ionic_regs import *  # noqa: F403 - the register names are the vocabulary here
 from dpusim.errors import PollTimeout, SimTimeout
 from dpusim.futures import Future
@@ -557,15 +559,24 @@ class Ionic(CppDatapath):
         await self.dev_cmd(cmd_bytes(IONIC_CMD_RESET))
 
 
+async def ionic_probe(sim, pci, dev, **options):
+    """The PCI driver's probe (ionic_bus_pci.c ionic_probe); `options` are Ionic's (cpus,
+    ring_length, coalesce_usecs). Returns the Ionic."""
+    return await Ionic(sim, pci, dev, **options).probe()
+
+
+IONIC_DRIVER = pci_register_driver(PciDriver("ionic", ((PCI_VENDOR_ID_PENSANDO, PCI_DEVICE_ID_ERNIC),), ionic_probe))
+
+
 def ionic_devices(pci):
     """The ionic functions of an enumerated hierarchy, in BDF order."""
-    return sorted((d for d in pci.devices() if (d.vendor, d.device) == (PCI_VENDOR_ID_PENSANDO, PCI_DEVICE_ID_ERNIC)),
-                  key=lambda d: d.rid)
+    return pci_driver.endpoints(pci, IONIC_DRIVER)
 
 
 async def probe_all(sim, pci, **kw):
     """Probes every ionic NIC one after another in BDF order; returns the drivers."""
-    return [await Ionic(sim, pci, d, **kw).probe() for d in ionic_devices(pci)]
+    return await pci_driver.probe_all(sim, pci, IONIC_DRIVER, **kw)
 
 
-__all__ = ["Ionic", "IonicError", "Queue", "cmd_bytes", "ionic_devices", "probe_all", "status_name"]
+__all__ = ["Ionic", "IonicError", "Queue", "IONIC_DRIVER", "cmd_bytes", "ionic_devices", "ionic_probe", "probe_all",
+           "status_name"]
