@@ -105,15 +105,19 @@ def _ionic_lif(e):
     return None
 
 
+def _tally(values, names, unnamed):
+    """"2 rxq, 1 txq": how many of `values` are each value, in value order, by `names`."""
+    per = collections.Counter(values)
+    return ", ".join(f"{per[v]} {names.get(v, f'{unnamed} {v}')}" for v in sorted(per))
+
+
 def _ionic_queue_rows():
     stored = collections.defaultdict(set)
 
     def q_init(e):
         queues = stored[e["path"]]
         queues.add((e["type"], e["index"]))
-        per_type = collections.Counter(t for t, _ in queues)
-        return (f"{e['path']} queues", ", ".join(f"{per_type[t]} {_IONIC_QTYPES.get(t, f'type {t}')}"
-                                                 for t in sorted(per_type)))
+        return (f"{e['path']} queues", _tally((t for t, _ in queues), _IONIC_QTYPES, "type"))
     return q_init
 
 
@@ -123,9 +127,7 @@ def _qp_rows():
     def qp(e):
         qps = states[e["path"]]
         qps[e["qp"]] = e.get("state", 0)  # rdma_qp: created, in RESET
-        per_state = collections.Counter(qps.values())
-        return (f"{e['path']} QPs", ", ".join(f"{per_state[s]} {_IB_QPS.get(s, f'state {s}')}"
-                                              for s in sorted(per_state)))
+        return (f"{e['path']} QPs", _tally(qps.values(), _IB_QPS, "state"))
     return qp
 
 
