@@ -17,8 +17,9 @@ MS = 1_000_000_000
 
 
 def _vendor_id_found(cpl):
-    """pci_bus_read_dev_vendor_id's test: a completion with a Vendor ID that is neither all-ones,
-    zero, nor the Configuration Request Retry Status value 0x0001."""
+    """pci_bus_generic_read_dev_vendor_id's test: a successful completion whose dword is not
+    all-ones, zero, 0x0000ffff or 0xffff0000, and whose Vendor ID is not 0x0001 (a
+    Configuration Request Retry Status)."""
     v = cpl.value
     return cpl.ok and v not in (0, 0xFFFFFFFF, 0x0000FFFF, 0xFFFF0000) and (v & 0xFFFF) != 0x0001
 
