@@ -7,7 +7,7 @@ pairs each, static mode.
 Each platform runs in its own process: the host enumerates (sriov_init on every PF), probes
 every PF with virtio_net to DRIVER_OK, then `echo TotalVFs > sriov_numvfs` on every PF (the
 worker starts every VF slot; Linux adds every VF and walks its capabilities), then takes every
-VF's common config through FEATURES_OK and DRIVER_OK (sriov.vf_virtio_status_steps, one VF
+VF's common config through FEATURES_OK and DRIVER_OK (virtio_net's probe, one VF
 after another) and waits until the worker has every VF's engine enabled. The VF's firmware (MSI-X,
 queues) is not modelled, so VFs reach DRIVER_OK without Linux's virtio_net (docs/vnet.md,
 SR-IOV).

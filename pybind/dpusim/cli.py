@@ -39,6 +39,7 @@ import runpy
 import sys
 
 from dpusim import explore as explore_command
+from dpusim import native
 from dpusim.run import DEFAULT_PLATFORM, run
 from dpusim.scenario_file import UsageError, load_scenario  # noqa: F401 - load_scenario is this module's API too
 
@@ -165,8 +166,7 @@ def run_command(args, prog="dpusim run"):
     parser.add_argument("--no-pcap", action="store_true", help="write no capture of the wires")
     parser.add_argument("--fidelity", choices=("tlp", "lt"), help="every endpoint's DMA fidelity at the start")
     if "--log-categories" in args:
-        import _dpusim
-        for name, summary, what in _dpusim.platform.log_categories():
+        for name, summary, what in native().platform.log_categories():
             print(f"{name:15} {'summary' if summary else '       '}  {what}")
         return 0
     try:

@@ -18,6 +18,17 @@ class SimTimeout(SimError):
     """An awaited operation did not finish within the simulated time it was given."""
 
 
+class PollTimeout(SimTimeout):
+    """A poll (Sim.poll) gave up: `what` it waited for, the `value` its last read returned,
+    the `reads` it made and the time it counted against its timeout (`spent_ps`)."""
+
+    def __init__(self, what, value, reads, spent_ps, timeout_ps):
+        shown = f"{value:#x}" if isinstance(value, int) and not isinstance(value, bool) else repr(value)
+        super().__init__(f"{what}: not reached after {reads} reads, {spent_ps} ps of a {timeout_ps} ps timeout "
+                         f"(last read {shown})")
+        self.what, self.value, self.reads, self.spent_ps = what, value, reads, spent_ps
+
+
 class Cancelled(BaseException):
     """Thrown into a task that was cancelled (by a timeout, or explicitly)."""
 

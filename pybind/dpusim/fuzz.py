@@ -3,7 +3,7 @@
     ./dpusim fuzz --list                 the harnesses, one a line
     ./dpusim fuzz TARGET [--seconds N]   build (clang, ASan+UBSan) and run one harness for N s
     ./dpusim fuzz --all [--seconds N] [-j N]   every harness, N at a time (./dpusim test's stage)
-    ./dpusim fuzz --build                build every harness, run none
+    ./dpusim fuzz [TARGET] --build       build one harness (or every one), run none
     ./dpusim fuzz TARGET --merge         fold what runs found into the kept corpus
 
 A run starts from the corpus kept in the repository (fuzz/corpus/TARGET: where the last
@@ -53,14 +53,23 @@ def seed_dirs(target):
 
 
 def build(target=None):
+    """Builds one harness (or every one) in build-fuzz/, saying first what it builds: on a fresh
+    clone that takes minutes, which a caller timing the fuzzing alone should see coming (and
+    can take apart: `./dpusim fuzz [TARGET] --build`)."""
     env = dict(os.environ, CC="clang", CXX="clang++")
-    if not os.path.exists(os.path.join(BUILD, "build.ninja")):
+    what = f"fuzz_{target}" if target else "every fuzz harness"
+    fresh = not os.path.exists(os.path.join(BUILD, "build.ninja"))
+    print(f"dpusim fuzz: {'configuring ' + BUILD + ' and ' if fresh else ''}building {what} (clang, ASan+UBSan; "
+          f"minutes on a fresh clone, seconds when up to date; `./dpusim fuzz {target + ' ' if target else ''}--build` "
+          f"builds without fuzzing)", file=sys.stderr, flush=True)
+    if fresh:
         subprocess.run(["cmake", "-S", ROOT, "-B", BUILD, "-G", "Ninja", "-DDPUSIM_FUZZ=ON",
                         "-DCMAKE_BUILD_TYPE=None"], check=True, env=env, stdout=sys.stderr)
     cmd = ["cmake", "--build", BUILD, "-j", str(os.cpu_count() or 2)]
     if target:
         cmd += ["--target", f"fuzz_{target}"]
     subprocess.run(cmd, check=True, env=env, stdout=sys.stderr)
+    print(f"dpusim fuzz: {what} built", file=sys.stderr, flush=True)
 
 
 ENV = dict(ASAN_OPTIONS="abort_on_error=1:detect_leaks=1", UBSAN_OPTIONS="print_stacktrace=1:halt_on_error=1")
@@ -174,7 +183,7 @@ def main(argv):
     parser.add_argument("target", nargs="?", help="harness name (see --list)")
     parser.add_argument("--list", action="store_true", help="list the harnesses")
     parser.add_argument("--all", action="store_true", help="run every harness")
-    parser.add_argument("--build", action="store_true", help="build every harness and run none")
+    parser.add_argument("--build", action="store_true", help="build the harness (every one without TARGET), run none")
     parser.add_argument("--merge", action="store_true", help="fold the local finds into the kept corpus")
     parser.add_argument("-j", "--jobs", type=int, default=1, help="with --all: harnesses at once (default 1)")
     parser.add_argument("--seconds", type=int, default=60, help="how long to fuzz (default 60)")
@@ -193,9 +202,9 @@ def main(argv):
     if opts.jobs < 1:
         print("dpusim fuzz: -j must be at least 1", file=sys.stderr)
         return 2
-    if opts.build or opts.all:
+    if opts.all or (opts.build and opts.target is None):
         if opts.target is not None:
-            print("dpusim fuzz: --build and --all take no TARGET", file=sys.stderr)
+            print("dpusim fuzz: --all takes no TARGET", file=sys.stderr)
             return 2
         build()
         return run_all(opts.seconds, opts.jobs, opts.max_len) if opts.all else 0
@@ -203,6 +212,8 @@ def main(argv):
         print(f"dpusim fuzz: unknown target {opts.target!r} (known: {', '.join(targets())})", file=sys.stderr)
         return 2
     build(opts.target)
+    if opts.build:
+        return 0
     if opts.merge:
         return merge(opts.target, opts.max_len)
     return report(opts.target, opts.seconds, run(opts.target, opts.seconds, opts.max_len, opts.fork))

@@ -17,7 +17,8 @@ run(scenario) returns the RunResult (for tests that read the event log).
 Options: --dpusim-seeds=1-100 (every dpusim test over these seeds, marker or not),
 --dpusim-explore (every dpusim test explores), --dpusim-out=DIR (keep each test's
 events.jsonl, waves.vcd and pcaps in DIR/<test id>/). A failing run's report names the
-seed, the replay command and the tail of its event log; JUnit XML (--junitxml) carries
+seed, the replay command (to paste where pytest ran: the launcher and the test file as typed
+from there, wherever the suite lives) and the tail of its event log; JUnit XML (--junitxml) carries
 dpusim_seed, dpusim_hash and dpusim_explore as properties of each test case. Works the same
 under pytest-xdist (-n N): every test forks its own platform wherever it runs.
 """
@@ -116,8 +117,31 @@ def sim(request, dpusim_seed):
     return SimRequest(platform, dpusim_seed, explore, _out_dir(request.config, request.node.nodeid))
 
 
+def typed_path(path, cwd):
+    """`path` as a user types it in `cwd`: relative when it is below `cwd`, else absolute."""
+    path = os.path.abspath(path)
+    rel = os.path.relpath(path, cwd)
+    return path if rel == os.pardir or rel.startswith(os.pardir + os.sep) else rel
+
+
+def launcher(cwd):
+    """The dpusim launcher of this checkout as typed in `cwd`: ./dpusim from the checkout's root,
+    else its path."""
+    root = os.environ.get("DPUSIM_ROOT") or os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+    path = typed_path(os.path.join(root, "dpusim"), cwd)
+    return path if os.path.isabs(path) else os.path.join(os.curdir, path)
+
+
+def replay_target(item, cwd):
+    """The test's node id with its file as typed in `cwd` (pytest's node id is relative to its
+    rootdir, which need not be where the user ran it: a suite outside the checkout)."""
+    _, sep, rest = item.nodeid.partition("::")
+    return typed_path(str(item.path), cwd) + sep + rest
+
+
 def _replay(item, req):
-    cmd = f"./dpusim python -m pytest {shlex.quote(item.nodeid)}"
+    cwd = str(item.config.invocation_params.dir)
+    cmd = f"{shlex.quote(launcher(cwd))} python -m pytest {shlex.quote(replay_target(item, cwd))}"
     if item.config.getoption("--dpusim-seeds") is not None and req.seed is not None:
         cmd += f" --dpusim-seeds={req.seed}"
     if item.config.getoption("--dpusim-explore"):

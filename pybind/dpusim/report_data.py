@@ -1,6 +1,7 @@
 """What the run report shows, taken from a run's event log (events.jsonl): TLP round trips,
-work items and frames as latency samples, the state changes of each device over time, the
-invariants' results and the log lines.
+work items and frames as latency samples, the state changes of each device over time (the
+virtio-net application's slots, engines and queues; the ionic NIC's LIF, queues, RDMA QPs and
+P4 program; the host drivers' steps), the invariants' results and the log lines.
 
 A non-posted request's round trip runs from its first hop (on its requester's own link) to
 the arrival of the completion that ends it: the one crossing that link the other way whose
@@ -90,17 +91,63 @@ def _vq_rows():
 
 _ENGINE = {"start": "started", "enable": "enabled", "disable": "disabled", "stop": "stopped"}
 
+# The ionic NIC (models/ionic) as its events show it: the LIF's devcmds (commands.cpp: LIF_INIT
+# sets it up, LIF_RESET takes it down), the queues Q_INIT stored, the RDMA QPs' states
+# (enum ib_qp_state) and the P4 program loaded.
+_IONIC_LIF = {"LIF_INIT": "initialised", "LIF_RESET": "reset"}
+_IONIC_QTYPES = {0: "adminq", 1: "notifyq", 2: "rxq", 3: "txq", 4: "eq"}
+_IB_QPS = {0: "RESET", 1: "INIT", 2: "RTR", 3: "RTS", 4: "SQD", 5: "SQE", 6: "ERR"}
+
+
+def _ionic_lif(e):
+    if e.get("status") == "SUCCESS" and e.get("cmd") in _IONIC_LIF:
+        return (f"{e['path']} LIF", _IONIC_LIF[e["cmd"]])
+    return None
+
+
+def _tally(values, names, unnamed):
+    """"2 rxq, 1 txq": how many of `values` are each value, in value order, by `names`."""
+    per = collections.Counter(values)
+    return ", ".join(f"{per[v]} {names.get(v, f'{unnamed} {v}')}" for v in sorted(per))
+
+
+def _ionic_queue_rows():
+    stored = collections.defaultdict(set)
+
+    def q_init(e):
+        queues = stored[e["path"]]
+        queues.add((e["type"], e["index"]))
+        return (f"{e['path']} queues", _tally((t for t, _ in queues), _IONIC_QTYPES, "type"))
+    return q_init
+
+
+def _qp_rows():
+    states = collections.defaultdict(dict)
+
+    def qp(e):
+        qps = states[e["path"]]
+        qps[e["qp"]] = e.get("state", 0)  # rdma_qp: created, in RESET
+        return (f"{e['path']} QPs", _tally(qps.values(), _IB_QPS, "state"))
+    return qp
+
 
 def timeline(events):
     """(rows, end_ps): rows = [(name, segments, markers)], segments = [(from, to, state)],
     markers = [(time, label)]."""
-    vq = _vq_rows()
+    vq, qp = _vq_rows(), _qp_rows()
     extract = {
         "link_state": lambda e: (e["path"], "up" if e["up"] else "down"),
         "device_present": lambda e: (f"ep{e['ep']} slot", "present" if e["present"] else "empty"),
         "engine": lambda e: (f"{e['path']} engine", _ENGINE.get(e["op"], e["op"])),
         "vq_state": vq,
         "virtio_net": lambda e: (f"driver {e['bdf']}", e["step"]),
+        "devcmd": _ionic_lif,
+        "q_init": _ionic_queue_rows(),
+        "rdma_qp": qp,
+        "rdma_modify_qp": qp,
+        "p4_load": lambda e: (f"{e['path']} P4 program", f"{e['source']} ({e['features']})"),
+        "ionic": lambda e: (f"driver {e['bdf']}", e["step"]),
+        "ionic_rdma": lambda e: (f"driver {e['bdf']} RDMA", e["step"]),
         "pciehp": lambda e: (f"pciehp {e['port']}", e["state"]) if e.get("op") == "state" else None,
         "work_started": lambda e: ("worker", e["type"].replace("PCI_CFG_WORK_", "")),
         "work_finished": lambda e: ("worker", "idle"),

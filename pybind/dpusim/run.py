@@ -19,6 +19,7 @@ import time
 import traceback
 from dataclasses import dataclass, field
 
+from dpusim import native
 from dpusim.choices import check_knob
 from dpusim.errors import ScenarioFailed
 
@@ -219,17 +220,17 @@ def doc_search_dirs(scenario):
 
 
 def _run_here(scenario, doc, out, trace=False):
-    import _dpusim
-
     from dpusim.runtime import InvariantViolation, Sim
+
+    core = native()
 
     res = RunResult(seed=doc["seed"], out=out, explore=explore_of(doc))
     text = json.dumps(doc, sort_keys=True)
     search_dirs = doc_search_dirs(scenario)
     try:
-        _dpusim.platform.validate(text, search_dirs)
+        core.platform.validate(text, search_dirs)
         for knob in res.explore if isinstance(res.explore, list) else []:
-            if (knob.startswith("host.") and knob not in _dpusim.platform.explore_ranges()) or knob.startswith("choice."):
+            if (knob.startswith("host.") and knob not in core.platform.explore_ranges()) or knob.startswith("choice."):
                 check_knob(knob)
     except ValueError as e:
         res.doc_error = str(e)
@@ -241,7 +242,7 @@ def _run_here(scenario, doc, out, trace=False):
         vcd_base = os.path.join(out, "waves")
         pcap_dir = out
     trace_path = os.path.join(out, "trace.json") if trace else ""
-    platform = _dpusim.platform.Platform(text, log_path, vcd_base, pcap_dir, search_dirs, trace_path)
+    platform = core.platform.Platform(text, log_path, vcd_base, pcap_dir, search_dirs, trace_path)
     sim = Sim(platform, doc)
     if trace:
         from dpusim.trace import trace_host_tasks

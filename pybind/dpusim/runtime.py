@@ -24,6 +24,7 @@ from dpusim.errors import Cancelled, Deadlock, InvariantViolation, SimError, Sim
 from dpusim.futures import Future, Task
 from dpusim.host import Host
 from dpusim.net import Net
+from dpusim.polling import poll as _poll
 from dpusim.vnet import command as vnet_command
 from dpusim.vnet import signal as vnet_signal
 from dpusim.vnet import start_standby as vnet_start_standby
@@ -33,6 +34,15 @@ INF = 2**64 - 1
 
 async def _await(fut):
     return await fut
+
+
+def _as_future(sim, aw):
+    """A future of `aw`: itself, or a coroutine run as a task of `sim`."""
+    if isinstance(aw, Future):
+        return aw
+    if hasattr(aw, "send") and hasattr(aw, "throw"):
+        return sim.spawn(aw)
+    raise TypeError(f"{aw!r} is not awaitable here")
 
 
 class Sim:
@@ -100,7 +110,7 @@ class Sim:
 
     def gather(self, *aws):
         """A future of the list of results of `aws` (coroutines become tasks, in order)."""
-        items = [self._as_future(a) for a in aws]
+        items = [_as_future(self, a) for a in aws]
         out = Future(self, "gather")
         results = [None] * len(items)
         left = [len(items)]
@@ -127,7 +137,7 @@ class Sim:
 
     def timeout(self, aw, ps):
         """A future of `aw`'s result, or SimTimeout after `ps` (a task `aw` is then cancelled)."""
-        inner = self._as_future(aw)
+        inner = _as_future(self, aw)
         out = Future(self, f"timeout({ps})")
         timer = self.sleep(ps)
 
@@ -150,12 +160,12 @@ class Sim:
         timer.add_done_callback(on_timer)
         return out
 
-    def _as_future(self, aw):
-        if isinstance(aw, Future):
-            return aw
-        if hasattr(aw, "send") and hasattr(aw, "throw"):
-            return self.spawn(aw)
-        raise TypeError(f"{aw!r} is not awaitable here")
+    def poll(self, read, cond, every, timeout=None, what="the condition", **how):
+        """A driver's poll: reads `read()` until `cond(value)`, `every` ps apart (or every() ps
+        per wait), for up to `timeout` ps (None: no limit); awaited, Polled(value, reads), or
+        PollTimeout naming `what`, the reads and the last value. `how`: counts= and give_up=,
+        what counts against the timeout and where the loop gives up (dpusim.polling)."""
+        return _poll(self, read, cond, every, timeout, what, **how)
 
     # ---- platform access ------------------------------------------------------------------
     def expect_completion(self, token, label, convert):

@@ -4,6 +4,7 @@ views of the model for tests (drivers never use these)."""
 import json
 from dataclasses import dataclass
 
+from dpusim import native
 from dpusim.futures import Future
 
 
@@ -32,9 +33,7 @@ class CommandResult:
 
 def command(sim, line):
     """Sends `line` to the application's stdin now; a future of its CommandResult."""
-    import _dpusim
-
-    cid, path = _dpusim.vnet.command(sim.platform, line)
+    cid, path = native().vnet.command(sim.platform, line)
     done = sim.wait_event("command", path=path, id=cid)
     out = Future(sim, f"command {line!r}")
 
@@ -61,9 +60,7 @@ def signal(sim, name, pid=0):
     serving the host) now; a future of what it did: "handover" (the active leaves its progress
     loop at its next iteration and hands over), "killed" (no handler: lu-mode none, or a standby)
     or "ignored" (a handover is already under way)."""
-    import _dpusim
-
-    return _done(sim, f"signal {name}", _dpusim.vnet.signal(sim.platform, name, int(pid)))
+    return _done(sim, f"signal {name}", native().vnet.signal(sim.platform, name, int(pid)))
 
 
 @dataclass(frozen=True)
@@ -94,17 +91,13 @@ def start_standby(sim, options):
     """Starts a process of the application with `options` (its command-line flags as a platform
     document's, lu-mode "standby") beside the running one; a future of its Process. Options the
     application refuses raise ValueError with its message."""
-    import _dpusim
-
-    pid = _dpusim.vnet.start_standby(sim.platform, json.dumps(options))
+    pid = native().vnet.start_standby(sim.platform, json.dumps(options))
     return _done(sim, "start_standby", Process(sim, pid))
 
 
 class Vnet:
     def __init__(self, sim):
-        import _dpusim
-
-        self._m = _dpusim.vnet
+        self._m = native().vnet
         self._p = sim.platform
         self._sim = sim
 

@@ -1,10 +1,17 @@
 """The dpusim pytest plugin, driven as a user drives it: an inner pytest session (pytester)
 over a small suite of async scenario tests."""
+import os
+import shlex
+import subprocess
+import sys
 import xml.etree.ElementTree as ET
 
 import pytest
 
 pytest_plugins = ["pytester"]
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+LAUNCHER = os.path.join(ROOT, "dpusim")
 
 SUITE = '''
 import pytest
@@ -67,7 +74,8 @@ def test_a_failure_names_the_seed_the_replay_and_the_log_tail(suite):
     result.stdout.fnmatch_lines([
         "*AssertionError: the seed is not 8*",
         "seed 7, hash *",
-        "replay: ./dpusim python -m pytest 'test_suite.py::test_fails[seed7]'",
+        # pytester runs it in a folder outside the checkout: the launcher by its path.
+        f"replay: {LAUNCHER} python -m pytest 'test_suite.py::test_fails?seed7?'",
         "event log, the 3 lines up to the failure:",
         '  {"endpoints":"test","event":"platform_start","path":"platform","seed":7,"slots":1,"time_ps":0}',
         '*"msg":"about to fail"*',
@@ -119,3 +127,38 @@ def test_xdist_workers_give_the_serial_results_and_hashes(suite, tmp_path):
 
     serial, parallel = run(), run("-n", "2")
     assert len(serial) == 8 and serial == parallel
+
+
+MINE = '''
+PLATFORM = {"topology": {"endpoints": 1}}
+
+
+async def test_x(sim):
+    await sim.sleep(5)
+    assert sim.now == 6, "not at 6 ps"
+'''
+
+
+def test_the_replay_of_a_suite_outside_the_checkout_is_pasted_where_pytest_ran(tmp_path):
+    """`./dpusim python -m pytest /elsewhere/usertests` from the checkout: the replay names the
+    test file by a path that works from there (pytest's node id, relative to its rootdir
+    /elsewhere/usertests, would not). The launcher's `python` is this interpreter with the
+    package's environment, which this test has: the command runs as the launcher runs it."""
+    suite = tmp_path / "usertests"
+    suite.mkdir()
+    (suite / "test_mine.py").write_text(MINE)
+
+    def pytest_in_checkout(*args):
+        p = subprocess.run([sys.executable, "-m", "pytest", "-p", "no:cacheprovider", *args], cwd=ROOT,
+                           stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, timeout=120)
+        assert p.returncode == 1, p.stdout
+        return p.stdout
+
+    out = pytest_in_checkout(str(suite))
+    (replay,) = [line[len("replay: "):] for line in out.splitlines() if line.startswith("replay: ")]
+    assert replay == f"./dpusim python -m pytest {suite / 'test_mine.py'}::test_x"
+    argv = shlex.split(replay)
+    assert os.path.samefile(os.path.join(ROOT, argv[0]), LAUNCHER) and argv[1:4] == ["python", "-m", "pytest"]
+    again = pytest_in_checkout(*argv[4:])
+    assert "not at 6 ps" in again and "1 failed in" in again.splitlines()[-1]
+    assert f"replay: {replay}" in again.splitlines()

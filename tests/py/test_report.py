@@ -67,6 +67,72 @@ def test_timeline_segments_and_markers():
                     ("ep0 slot", [], [(80, "reset generation 2")])]
 
 
+def _states(rows):
+    """{row: [state, ...]} of a timeline's segments, and each row's markers."""
+    return {name: [s for _, _, s in segs] for name, segs, _ in rows}
+
+
+def test_the_timeline_shows_the_ionic_nics_lif_queues_qps_and_program_from_its_events():
+    ev = [
+        {"time_ps": 0, "path": "ep0", "event": "p4_load", "source": "loopback.json", "features": "ernic"},
+        {"time_ps": 10, "path": "ep0", "event": "devcmd", "cmd": "RESET", "opcode": 3, "status": "SUCCESS"},
+        {"time_ps": 20, "path": "ep0", "event": "devcmd", "cmd": "LIF_INIT", "opcode": 21, "status": "EINVAL"},
+        {"time_ps": 30, "path": "ep0", "event": "devcmd", "cmd": "LIF_INIT", "opcode": 21, "status": "SUCCESS"},
+        {"time_ps": 40, "path": "ep0", "event": "q_init", "type": 0, "index": 0},
+        {"time_ps": 50, "path": "ep0", "event": "q_init", "type": 1, "index": 0},
+        {"time_ps": 60, "path": "ep0", "event": "q_init", "type": 3, "index": 0},
+        {"time_ps": 60, "path": "ep0", "event": "q_init", "type": 2, "index": 0},
+        {"time_ps": 70, "path": "ep0", "event": "q_init", "type": 3, "index": 0},  # the same queue again
+        {"time_ps": 80, "path": "ep0", "event": "rdma_qp", "qp": 2, "type": 0},
+        {"time_ps": 85, "path": "ep0", "event": "rdma_qp", "qp": 3, "type": 0},
+        {"time_ps": 90, "path": "ep0", "event": "rdma_modify_qp", "qp": 2, "state": 1, "attr_mask": "0x1"},
+        {"time_ps": 95, "path": "ep0", "event": "rdma_modify_qp", "qp": 2, "state": 3, "attr_mask": "0x1"},
+        {"time_ps": 100, "path": "ep0", "event": "adminq_cmd", "cmd": "LIF_INIT", "status": "SUCCESS"},  # no-op
+        {"time_ps": 110, "path": "ep0", "event": "devcmd", "cmd": "LIF_RESET", "opcode": 22, "status": "SUCCESS"},
+        {"time_ps": 120, "path": "platform", "event": "platform_end", "tlps": 0, "violations": 0,
+         "outstanding_np": 0},
+    ]
+    rows, end = data.timeline(ev)
+    assert end == 120
+    assert rows == [
+        ("ep0 P4 program", [(0, 120, "loopback.json (ernic)")], []),
+        ("ep0 LIF", [(30, 110, "initialised"), (110, 120, "reset")], []),
+        ("ep0 queues", [(40, 50, "1 adminq"), (50, 60, "1 adminq, 1 notifyq"),
+                        (60, 120, "1 adminq, 1 notifyq, 1 rxq, 1 txq")], []),
+        ("ep0 QPs", [(80, 85, "1 RESET"), (85, 90, "2 RESET"), (90, 95, "1 RESET, 1 INIT"),
+                     (95, 120, "1 RESET, 1 RTS")], [])]
+
+
+def test_a_real_ionic_run_has_its_nic_on_the_timeline(tmp_path):
+    from dpusim.drivers.ionic import probe_all
+    from dpusim.drivers.ionic_rdma import QPS_INIT, IonicRdma
+    from dpusim.drivers.pci import pci_host_probe
+
+    async def scenario(sim):
+        (nic,) = await probe_all(sim, await pci_host_probe(sim))
+        await nic.open()
+        rdma = await IonicRdma(nic).probe()
+        cq = await rdma.create_cq(16)
+        await rdma.modify_qp(await rdma.create_qp(cq, cq), QPS_INIT)
+        await nic.remove()
+
+    platform = {"host": {"cpus": 1},
+                "topology": {"slots": [{"kind": "ionic", "p4-program": "tests/data/p4/loopback.json"}]}}
+    res = run(scenario, platform, out=str(tmp_path))
+    assert res.ok, res.describe()
+    rows, _ = data.timeline(data.load_events(tmp_path / "events.jsonl"))
+    assert _states(rows) == {
+        "ep0 P4 program": ["loopback.json (ernic)"],
+        "driver 02:00.0": ["probe", "lif_size", "probed", "open"],
+        "ep0 LIF": ["initialised", "reset"],
+        "ep0 queues": ["1 adminq", "1 adminq, 1 notifyq", "1 adminq, 1 notifyq, 1 txq",
+                       "1 adminq, 1 notifyq, 1 rxq, 1 txq"],
+        "driver 02:00.0 RDMA": ["probed"],
+        "ep0 QPs": ["1 RESET", "1 INIT"]}
+    page = build(str(tmp_path))
+    assert "No state changes" not in page and "ep0 QPs" in page and "1 INIT" in page
+
+
 def test_units_and_an_empty_histogram():
     assert [fmt_ps(v) for v in (635, 2635, 1500000, 2175577319816)] == ["635 ps", "2.63 ns", "1.5 µs", "2.18 s"]
     assert histogram({"x": []}) == "<p>No samples.</p>"

@@ -5,6 +5,7 @@ import asyncio
 import pytest
 
 from dpusim.run import run
+from dpusim.errors import PollTimeout
 from dpusim.runtime import Deadlock, SimTimeout
 from dpusim.testing import run_ok
 from dpusim.units import ns, us
@@ -51,6 +52,79 @@ def test_timeout_raises_at_the_given_time_and_cancels_the_task():
         assert await sim.timeout(slow(sim), us(20)) == "late"
 
     run_ok(scenario, PLATFORM)
+
+
+def test_poll_reads_until_the_condition_and_returns_the_value_and_the_reads():
+    async def scenario(sim):
+        t0 = sim.now
+        polled = await sim.poll(lambda: sim.now - t0, lambda waited: waited >= us(3), us(1), us(10), "3 us")
+        return polled.value, polled.reads, sim.now - t0
+
+    assert run_ok(scenario, PLATFORM).result == (us(3), 4, us(3))
+
+
+def test_poll_timeout_raises_naming_what_it_waited_for_the_reads_and_the_last_value():
+    async def scenario(sim):
+        out = []
+        for give_up in ("after_wait", "before_wait"):
+            t0 = sim.now
+            with pytest.raises(PollTimeout) as e:
+                await sim.poll(lambda: 0x40, lambda v: v == 0, us(1), us(3), "device_status 0", give_up=give_up)
+            out.append((str(e.value), e.value.reads, e.value.value, sim.now - t0))
+        return out
+
+    assert run_ok(scenario, PLATFORM).result == [
+        # reads at 0, 1 and 2 us, each followed by a wait: the third wait reaches the timeout.
+        ("device_status 0: not reached after 3 reads, 3000000 ps of a 3000000 ps timeout (last read 0x40)",
+         3, 0x40, us(3)),
+        # a read at 3 us too, then no wait.
+        ("device_status 0: not reached after 4 reads, 3000000 ps of a 3000000 ps timeout (last read 0x40)",
+         4, 0x40, us(3))]
+
+
+def test_poll_counts_the_time_reads_take_or_only_its_waits():
+    """A config read takes time on the fabric: a deadline counts it, a `timeout -= step` loop
+    does not, so that loop reads once per step of the timeout."""
+    async def scenario(sim):
+        out = {}
+        for counts in ("time", "waits"):
+            reads = []
+
+            async def read():
+                t = sim.now
+                cpl = await sim.host.config_read("00:00.0", 0)
+                reads.append((t, sim.now))
+                return cpl.value
+
+            t0 = sim.now
+            with pytest.raises(PollTimeout) as e:
+                await sim.poll(read, lambda v: v == 0, ns(100), ns(1000), "nothing", counts=counts)
+            out[counts] = (reads, e.value.reads, e.value.spent_ps, t0, sim.now)
+        return out
+
+    res = run_ok(scenario, PLATFORM).result
+    reads, n, spent, t0, end = res["waits"]
+    assert n == len(reads) == 10 and spent == ns(1000)
+    assert [b - a for (a, _), (b, _) in zip(reads, reads[1:])] == [reads[0][1] - reads[0][0] + ns(100)] * 9
+    reads, n, spent, t0, end = res["time"]
+    trip = reads[0][1] - reads[0][0]
+    assert trip > 0 and all(b - a == trip for a, b in reads)
+    # Each read and its wait take trip + 100 ns; it gives up at the first wait that ends at or past 1 us.
+    assert n == len(reads) == -(-ns(1000) // (trip + ns(100))) and spent == end - t0 == n * (trip + ns(100))
+
+
+def test_poll_refuses_what_it_does_not_know():
+    async def scenario(sim):
+        errors = []
+        for how in ({"counts": "jiffies"}, {"give_up": "never"}, {"step": 5}):
+            with pytest.raises(ValueError) as e:
+                await sim.poll(lambda: 1, bool, 1, 10, **how)
+            errors.append(str(e.value))
+        return errors
+
+    assert run_ok(scenario, PLATFORM).result == ["poll counts='jiffies': one of time, waits",
+                                                 "poll give_up='never': one of after_wait, before_wait",
+                                                 "poll step= is what each wait counts: it needs counts='waits'"]
 
 
 def test_a_scenario_waiting_on_nothing_is_a_deadlock_naming_the_tasks():

@@ -12,7 +12,7 @@ from dpusim.drivers.pcie_flr import pcie_flr
 from dpusim.run import run
 from dpusim.testing import run_ok
 from dpusim.units import MS
-from dpusim.drivers.virtio_net import VirtioNet, ethernet_frame
+from dpusim.drivers.virtio_net import VirtioNet, ethernet_frame, virtio_status_steps
 from dpusim.units import S
 from dpusim.vnet import vnet
 from vnet_util import msgs, vnet_platform
@@ -222,7 +222,7 @@ def test_a_vf_comes_up_in_two_stages_through_the_aperture_and_logs_the_guides_se
         await pci.enable_device(vf)
         base = vf.bars[0].base
         h = sim.host
-        status = await sriov.vf_virtio_status_steps(pci, vf, driver_ok=False)
+        status = await virtio_status_steps(pci, vf, driver_ok=False)
         await sim.timeout(sim.wait_event("log", path="vnet.worker",
                                          msg="SR-IOV: VF[vf_index=0] CVQ IO context started"), 200 * MS)
         await h.mem_write8(status, 0x0F)  # DRIVER_OK
@@ -272,7 +272,7 @@ def test_an_flr_between_features_ok_and_its_stage_makes_the_stage_stale():
         pf = pf_of(pci)
         (vf,) = await sriov.sriov_numvfs(pci, pf, 1)
         await pci.enable_device(vf)
-        await sriov.vf_virtio_status_steps(pci, vf, driver_ok=False)
+        await virtio_status_steps(pci, vf, driver_ok=False)
         await sim.host.config_write16(vf.bdf, EXP + PCI_EXP_DEVCTL, PCI_EXP_DEVCTL_BCR_FLR)
         await sim.timeout(sim.wait_event("log", path="vnet.worker", msg="SR-IOV: VF[slot=0, vf_index=0] FLR complete"),
                           100 * MS)

@@ -9,6 +9,7 @@ queue pair not in use), _active_queue_pairs(), and the attributes sim, bdf and m
 fast_path_detach() when the device's queues go (a reset, a removal)."""
 from dataclasses import dataclass
 
+from dpusim import native
 from dpusim.errors import SimTimeout
 from dpusim.units import ms
 
@@ -53,9 +54,7 @@ class TrafficResult:
 class CppDatapath:
     @staticmethod
     def _guest():
-        import _dpusim
-
-        return _dpusim.guest
+        return native().guest
 
     def fast_path_detach(self):
         """The device went away: the C++ datapath lets go of its queues and their interrupts."""

@@ -22,9 +22,11 @@ returning credits with UNMASK | RESET_COALESCE (the vectors are mask-on-assert).
 """
 import struct
 
+from dpusim.drivers import pci_driver
 from dpusim.drivers.guest_datapath import CppDatapath
+from dpusim.drivers.pci_driver import PciDriver, pci_register_driver
 from dpusim.drivers.ionic_regs import *  # noqa: F403 - the register names are the vocabulary here
-from dpusim.errors import SimTimeout
+from dpusim.errors import PollTimeout, SimTimeout
 from dpusim.futures import Future
 from dpusim.units import ms, s, us
 
@@ -149,15 +151,12 @@ class Ionic(CppDatapath):
         await h.mem_write(self._devcmd_reg(DEV_CMD_CMD), cmd)
         await h.mem_write32(self._devcmd_reg(DEV_CMD_DONE), 0)
         await h.mem_write32(self._devcmd_reg(DEV_CMD_DOORBELL), 1)
-        deadline = self.sim.now + timeout_ps
-        while True:
-            done = await h.mem_read32(self._devcmd_reg(DEV_CMD_DONE))
-            if done & IONIC_DEV_CMD_DONE:
-                break
-            if self.sim.now >= deadline:
-                await self._dev_cmd_clean()
-                raise IonicError(f"{self.bdf}: devcmd {cmd[0]} timed out after {timeout_ps} ps")
-            await self.sim.sleep(DEVCMD_POLL)
+        try:
+            await self.sim.poll(lambda: h.mem_read32(self._devcmd_reg(DEV_CMD_DONE)), lambda d: d & IONIC_DEV_CMD_DONE,
+                                DEVCMD_POLL, timeout_ps, f"{self.bdf}: devcmd {cmd[0]} done", give_up="before_wait")
+        except PollTimeout:
+            await self._dev_cmd_clean()
+            raise IonicError(f"{self.bdf}: devcmd {cmd[0]} timed out after {timeout_ps} ps") from None
         comp = (await h.mem_read(self._devcmd_reg(DEV_CMD_COMP), IONIC_COMP_BYTES)).data
         await self._dev_cmd_clean()
         if check and comp[COMP_STATUS]:
@@ -560,15 +559,24 @@ class Ionic(CppDatapath):
         await self.dev_cmd(cmd_bytes(IONIC_CMD_RESET))
 
 
+async def ionic_probe(sim, pci, dev, **options):
+    """The PCI driver's probe (ionic_bus_pci.c ionic_probe); `options` are Ionic's (cpus,
+    ring_length, coalesce_usecs). Returns the Ionic."""
+    return await Ionic(sim, pci, dev, **options).probe()
+
+
+IONIC_DRIVER = pci_register_driver(PciDriver("ionic", ((PCI_VENDOR_ID_PENSANDO, PCI_DEVICE_ID_ERNIC),), ionic_probe))
+
+
 def ionic_devices(pci):
     """The ionic functions of an enumerated hierarchy, in BDF order."""
-    return sorted((d for d in pci.devices() if (d.vendor, d.device) == (PCI_VENDOR_ID_PENSANDO, PCI_DEVICE_ID_ERNIC)),
-                  key=lambda d: d.rid)
+    return pci_driver.endpoints(pci, IONIC_DRIVER)
 
 
 async def probe_all(sim, pci, **kw):
     """Probes every ionic NIC one after another in BDF order; returns the drivers."""
-    return [await Ionic(sim, pci, d, **kw).probe() for d in ionic_devices(pci)]
+    return await pci_driver.probe_all(sim, pci, IONIC_DRIVER, **kw)
 
 
-__all__ = ["Ionic", "IonicError", "Queue", "cmd_bytes", "ionic_devices", "probe_all", "status_name"]
+__all__ = ["Ionic", "IonicError", "Queue", "IONIC_DRIVER", "cmd_bytes", "ionic_devices", "ionic_probe", "probe_all",
+           "status_name"]

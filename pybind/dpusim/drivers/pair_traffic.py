@@ -50,8 +50,8 @@ async def wait_queues_running(sim, nets, poll_ps=ms(10)):
     from dpusim.vnet import vnet
 
     view = vnet(sim)
-    while any(view.vq_state(i, 2 * n.curr_queue_pairs - 1) != "ENABLED" for i, n in enumerate(nets)):
-        await sim.sleep(poll_ps)
+    await sim.poll(lambda: all(view.vq_state(i, 2 * n.curr_queue_pairs - 1) == "ENABLED" for i, n in enumerate(nets)),
+                   bool, poll_ps, None, "every interface's last queue pair enabled")
 
 
 class PairTraffic:

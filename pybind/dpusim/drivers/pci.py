@@ -1,7 +1,8 @@
 """A Linux-like PCI enumeration driver (drivers/pci/probe.c, setup-bus.c, msi/msi.c).
 
 pci_host_probe() does what Linux's (drivers/pci/probe.c) does at boot, in its order: scan the
-root bus, size and assign the resources, add the devices (their drivers bind):
+root bus, size and assign the resources, add the devices (with probe=True their drivers bind,
+matched by dpusim.drivers.pci_driver on their (vendor, device)):
   - depth-first bus numbering: a bridge gets secondary = last bus + 1, subordinate 0xff while
     its bus is scanned, then the last bus found below it (at least one bus below a hot-plug
     port, pci_hotplug_bus_size = 1); only device 0 is scanned below a downstream port
@@ -27,6 +28,7 @@ import warnings
 from dataclasses import dataclass, field
 
 from dpusim.bdf import bdf, bdf_str
+from dpusim.drivers import ionic, pci_driver, virtio_net  # noqa: F401 - the built-in drivers: importing registers them
 from dpusim.drivers import sriov as iov
 from dpusim.drivers.pci_regs import *  # noqa: F403 - the register names are the vocabulary here
 
@@ -73,6 +75,7 @@ class PciDev:
     ari_enabled: bool = False                      # a bridge whose ARI Forwarding Enable we set
     sriov: object = None                           # a PF's iov.SriovState
     physfn: "PciDev" = None                        # a VF's PF
+    driver: object = None                          # the bound driver object (dev->driver: pci_driver.bind)
 
     @property
     def bdf(self):
@@ -408,7 +411,8 @@ class PciHost:
             await self.write(dev.rid, PCI_COMMAND, cmd & ~PCI_COMMAND_MASTER, 2)
 
     def remove_device(self, dev):
-        """pci_stop_and_remove_bus_device's bookkeeping: the function leaves the tree."""
+        """pci_stop_and_remove_bus_device's bookkeeping: the function, unbound, leaves the tree."""
+        dev.driver = None
         if dev.parent is not None and dev in dev.parent.children:
             dev.parent.children.remove(dev)
         self.sim.log_event("host.pci", "pci_device_removed", bdf=dev.bdf)
@@ -489,9 +493,11 @@ class PciHost:
                                         PCI_MSIX_ENTRY_CTRL_MASKBIT)
 
 
-async def pci_host_probe(sim, enable=True):
+async def pci_host_probe(sim, enable=True, probe=False):
     """Enumerates the hierarchy from bus 0 as Linux does at boot; returns the PciHost whose
-    `root` is the list of functions on bus 0 (each with its subtree)."""
+    `root` is the list of functions on bus 0 (each with its subtree). With `probe`, then
+    pci_bus_add_devices: each endpoint's driver, matched on its (vendor, device), binds in BDF
+    order (pci_driver.probe_all; the driver objects are the PciDevs' `driver`)."""
     host = PciHost(sim)
     sim.log("PCI: probing bus 0", path="host.pci")
     root, last = await host.scan_bus(0, None, 0)
@@ -514,6 +520,8 @@ async def pci_host_probe(sim, enable=True):
                 await host.enable_device(dev)
     sim.log(f"PCI: enumeration done, {sum(1 for _ in host.devices())} functions, last bus {last:02x}",
             path="host.pci")
+    if probe:
+        await pci_driver.probe_all(sim, host)
     return host
 
 

@@ -13,8 +13,10 @@ flr method, pcie_flr, pci_dev_wait; PCIe r5.0 §6.6.2):
 The driver reaches the function only through `host` (the PCI core's PciHost) and its `sim`.
 """
 import errno
+import itertools
 
 from dpusim.drivers.pci_regs import *  # noqa: F403 - the register names are the vocabulary here
+from dpusim.errors import PollTimeout
 from dpusim.units import MS
 
 FLR_WAIT_PS = 100 * MS
@@ -45,12 +47,12 @@ async def pcie_flr(host, dev):
     devctl = await host.read(rid, exp + PCI_EXP_DEVCTL, 2)
     await host.write(rid, exp + PCI_EXP_DEVCTL, devctl | PCI_EXP_DEVCTL_BCR_FLR, 2)
     await sim.sleep(FLR_WAIT_PS)
-    delay = 1
-    while (await host.read(rid, PCI_COMMAND)) == 0xFFFFFFFF:
-        if delay > READY_TIMEOUT_MS:
-            raise OSError(errno.ENOTTY, f"{dev.bdf}: not ready {delay}ms after FLR; giving up")
-        await sim.sleep(delay * MS)
-        delay *= 2
+    delays = (MS << i for i in itertools.count())  # 1, 2, 4... ms
+    try:
+        await sim.poll(lambda: host.read(rid, PCI_COMMAND), lambda v: v != 0xFFFFFFFF, lambda: next(delays),
+                       READY_TIMEOUT_MS * MS, f"{dev.bdf}: ready after FLR", counts="waits", give_up="before_wait")
+    except PollTimeout as e:
+        raise OSError(errno.ENOTTY, f"{dev.bdf}: not ready {e.spent_ps // MS}ms after FLR; giving up") from None
     await host.write(rid, exp + PCI_EXP_DEVCTL, saved_devctl, 2)
     if saved_msix is not None:
         await host.write(rid, msix + PCI_MSIX_FLAGS, saved_msix, 2)

@@ -28,11 +28,11 @@ misbehaves.
 
 The controller side is pciehp_hpc.py, the state machine pciehp_ctrl.py (mixins of Controller).
 """
+from dpusim.drivers import pci_driver
 from dpusim.drivers.pci_regs import *  # noqa: F403 - the register names are the vocabulary here
 from dpusim.drivers.pciehp_ctrl import CtrlOps
 from dpusim.drivers.pciehp_hpc import (BLINKINGOFF_STATE, BLINKINGON_STATE, MS, OFF_STATE, ON_STATE,  # noqa: F401
                                        POWEROFF_STATE, POWERON_STATE, STATE_NAMES, HpcOps)
-from dpusim.drivers.virtio_net import VIRTIO_NET_DEVICE_ID, VIRTIO_VENDOR_ID, VirtioNet
 from dpusim.futures import Future
 
 
@@ -49,7 +49,7 @@ class Controller(HpcOps, CtrlOps):
         self.exp = port.cap(PCI_CAP_ID_EXP)
         self.ignore_unplug, self.ack_plug, self.clear_delay_ps = ignore_unplug, ack_plug, clear_delay_ps
         self.poll_ps = poll_ps
-        self.bind = bind or _bind_virtio_net
+        self.bind = bind or pci_bus_add_device
         self.state = OFF_STATE
         self.slot_cap = self.slot_ctrl = 0
         self.cmd_busy = False
@@ -89,9 +89,13 @@ class Controller(HpcOps, CtrlOps):
             self.state = state
             self.event("state", state=STATE_NAMES[state])
 
-    async def msleep(self, ps, why):
+    def note_msleep(self, ps, why):
+        """Logs an msleep of `ps` (event "pciehp", op "msleep"); returns `ps`."""
         self.event("msleep", ms=ps / MS, why=why)
-        await self.sim.sleep(ps)
+        return ps
+
+    async def msleep(self, ps, why):
+        await self.sim.sleep(self.note_msleep(ps, why))
 
     def cost(self, name):
         return self.sim.cost(f"host.pciehp.{name}")
@@ -152,12 +156,11 @@ class Controller(HpcOps, CtrlOps):
         return fut
 
 
-async def _bind_virtio_net(sim, pci, dev):
-    """pci_bus_add_device -> virtio_pci_probe (pci_enable_device, pci_set_master) -> virtnet_probe."""
-    if (dev.vendor, dev.device) != (VIRTIO_VENDOR_ID, VIRTIO_NET_DEVICE_ID):
-        return None
-    await pci.enable_device(dev)
-    return await VirtioNet(sim, pci, dev).probe()
+async def pci_bus_add_device(sim, pci, dev):
+    """pci_bus_add_device -> device_attach: the driver whose id table has the hot-added
+    function binds (pci_enable_device and pci_set_master first, as virtio_pci_probe and
+    ionic_probe do); a function no driver takes stays unbound (dpusim.drivers.pci_driver)."""
+    return await pci_driver.bind(sim, pci, dev, enable=True)
 
 
 async def pciehp_probe_all(sim, pci, **options):
@@ -169,5 +172,5 @@ async def pciehp_probe_all(sim, pci, **options):
     return out
 
 
-__all__ = ["Controller", "pciehp_probe_all", "STATE_NAMES", "OFF_STATE", "ON_STATE", "BLINKINGON_STATE",
+__all__ = ["Controller", "pciehp_probe_all", "pci_bus_add_device", "STATE_NAMES", "OFF_STATE", "ON_STATE", "BLINKINGON_STATE",
            "BLINKINGOFF_STATE", "POWERON_STATE", "POWEROFF_STATE"]

@@ -3,7 +3,7 @@ drivers/pci/pci.c): Slot Control commands and their Command Completed waits, slo
 status, the interrupt handler and the IRQ thread, the link and device checks of a power-on.
 A mixin of dpusim.drivers.pciehp.Controller, which holds the state it uses."""
 from dpusim.drivers.pci_regs import *  # noqa: F403 - the register names are the vocabulary here
-from dpusim.errors import SimTimeout
+from dpusim.errors import PollTimeout, SimTimeout
 from dpusim.futures import Future
 
 OFF_STATE, BLINKINGON_STATE, BLINKINGOFF_STATE, POWERON_STATE, POWEROFF_STATE, ON_STATE = range(6)
@@ -14,6 +14,14 @@ SAFE_REMOVAL, SURPRISE_REMOVAL = True, False
 IRQ_NONE, IRQ_HANDLED, IRQ_WAKE_THREAD = 0, 1, 2
 EVENT_BITS = PCI_EXP_SLTSTA_ABP | PCI_EXP_SLTSTA_PFD | PCI_EXP_SLTSTA_PDC | PCI_EXP_SLTSTA_CC | PCI_EXP_SLTSTA_DLLSC
 MS = 1_000_000_000
+
+
+def _vendor_id_found(cpl):
+    """pci_bus_generic_read_dev_vendor_id's test: a successful completion whose dword is not
+    all-ones, zero, 0x0000ffff or 0xffff0000, and whose Vendor ID is not 0x0001 (a
+    Configuration Request Retry Status)."""
+    v = cpl.value
+    return cpl.ok and v not in (0, 0xFFFFFFFF, 0x0000FFFF, 0xFFFF0000) and (v & 0xFFFF) != 0x0001
 
 
 class HpcOps:
@@ -63,19 +71,21 @@ class HpcOps:
                            f"(issued {(self.sim.now - self.cmd_started) // MS} msec ago)")
 
     async def pcie_poll_cmd(self, timeout_ps):
-        while True:
-            status = await self.read16(PCI_EXP_SLTSTA)
-            if status == 0xFFFF:
-                self.ctrl_info("pcie_poll_cmd: no response from device")
-                return False
-            if status & PCI_EXP_SLTSTA_CC:
-                await self.write16(PCI_EXP_SLTSTA, PCI_EXP_SLTSTA_CC)
-                self.cmd_busy = False
-                return True
-            await self.sim.sleep(10 * MS)
-            timeout_ps -= 10 * MS
-            if timeout_ps < 0:
-                return False
+        """Slot Status every 10 ms until Command Completed (or all-ones: no device). Linux's
+        loop runs while `timeout -= 10` stays >= 0, so a read at the very limit still happens:
+        the poll's limit is one picosecond past it."""
+        try:
+            polled = await self.sim.poll(lambda: self.read16(PCI_EXP_SLTSTA),
+                                         lambda s: s == 0xFFFF or s & PCI_EXP_SLTSTA_CC, 10 * MS, timeout_ps + 1,
+                                         f"{self.port.bdf}: Command Completed", counts="waits")
+        except PollTimeout:
+            return False
+        if polled.value == 0xFFFF:
+            self.ctrl_info("pcie_poll_cmd: no response from device")
+            return False
+        await self.write16(PCI_EXP_SLTSTA, PCI_EXP_SLTSTA_CC)
+        self.cmd_busy = False
+        return True
 
     async def pcie_do_write_cmd(self, cmd, mask, wait):
         await self.pcie_wait_cmd()
@@ -256,37 +266,32 @@ class HpcOps:
             await self.msleep(self.cost("link_timeout_ps") + self.latency("link_settle_ps"), "no_link_reporting")
             return True
         await self.msleep(self.latency("link_detect_ps"), "link_detect")
-        end = self.sim.now + self.cost("link_timeout_ps")
-        polls = 0
-        while True:
-            polls += 1
-            if await self.read16(PCI_EXP_LNKSTA) & PCI_EXP_LNKSTA_DLLLA:
-                break
-            await self.sim.sleep(self.latency("link_poll_ps"))
-            if self.sim.now >= end:
-                self.event("link_polls", polls=polls, up=False)
-                return False
-        self.event("link_polls", polls=polls, up=True)
+        try:
+            polled = await self.sim.poll(lambda: self.read16(PCI_EXP_LNKSTA), lambda s: s & PCI_EXP_LNKSTA_DLLLA,
+                                         lambda: self.latency("link_poll_ps"), self.cost("link_timeout_ps"),
+                                         f"{self.port.bdf}: Data Link Layer Link Active")
+        except PollTimeout as e:
+            self.event("link_polls", polls=e.reads, up=False)
+            return False
+        self.event("link_polls", polls=polled.reads, up=True)
         await self.msleep(self.latency("link_settle_ps"), "link_settle")
         return True
 
     async def pci_bus_check_dev(self):
         """Vendor ID of 00.0 below the port every 20 ms, for up to 1 s."""
         rid = self.port.secondary << 8
-        delay, count = self.cost("dev_timeout_ps"), 0
-        while True:
-            cpl = await self.h.config_read(rid, PCI_VENDOR_ID, 4)
-            count += 1
-            v = cpl.value
-            if cpl.ok and v not in (0, 0xFFFFFFFF, 0x0000FFFF, 0xFFFF0000) and (v & 0xFFFF) != 0x0001:
-                break
-            await self.msleep(self.latency("dev_poll_ps"), "dev_poll")
-            delay -= self.cost("dev_poll_ps")
-            if delay <= 0:
-                return False
-        if count > 1:
-            self.sim.log(f"pci 0000:{self.port.secondary:02x}:00.0 id reading try {count} times with interval "
-                         f"{self.cost('dev_poll_ps') // MS} ms to get {v:08x}", level="debug", path="host.pciehp")
+        # Linux subtracts the nominal step (`delay -= step`) whatever msleep actually slept.
+        try:
+            polled = await self.sim.poll(lambda: self.h.config_read(rid, PCI_VENDOR_ID, 4), _vendor_id_found,
+                                         lambda: self.note_msleep(self.latency("dev_poll_ps"), "dev_poll"),
+                                         self.cost("dev_timeout_ps"), f"{self.port.secondary:02x}:00.0 vendor ID",
+                                         counts="waits", step=lambda: self.cost("dev_poll_ps"))
+        except PollTimeout:
+            return False
+        if polled.reads > 1:
+            self.sim.log(f"pci 0000:{self.port.secondary:02x}:00.0 id reading try {polled.reads} times with interval "
+                         f"{self.cost('dev_poll_ps') // MS} ms to get {polled.value.value:08x}", level="debug",
+                         path="host.pciehp")
         return True
 
     async def pciehp_check_link_status(self):

@@ -21,10 +21,6 @@ import errno
 from dataclasses import dataclass, field
 
 from dpusim.drivers.pci_regs import *  # noqa: F403 - the register names are the vocabulary here
-from dpusim.drivers.virtio_regs import (VIRTIO_CONFIG_S_ACKNOWLEDGE, VIRTIO_CONFIG_S_DRIVER, VIRTIO_CONFIG_S_DRIVER_OK,
-                                        VIRTIO_CONFIG_S_FEATURES_OK, VIRTIO_F_VERSION_1, VIRTIO_NET_F_CTRL_VQ,
-                                        VIRTIO_NET_F_MQ, VIRTIO_PCI_COMMON_GF, VIRTIO_PCI_COMMON_GFSELECT,
-                                        VIRTIO_PCI_COMMON_STATUS)
 from dpusim.units import MS
 
 PAGE_SIZE = 4096
@@ -180,32 +176,6 @@ async def sriov_disable(host, dev):
     iov.stride = await host.read(rid, iov.pos + PCI_SRIOV_VF_STRIDE, 2)
     iov.num_vfs = 0
     sim.log(f"{dev.bdf}: VFs disabled", path="host.pci")
-
-
-async def vf_virtio_status_steps(host, vf, driver_ok=True):
-    """The common-config part of virtio_pci_modern's probe on a VF, by hand: reset, ACKNOWLEDGE,
-    DRIVER, driver features (VIRTIO_NET_F_MQ, VIRTIO_NET_F_CTRL_VQ, VIRTIO_F_VERSION_1, written
-    low half then high half), FEATURES_OK, then DRIVER_OK. Not a driver (virtio_net binds a VF
-    like a PF: dpusim.drivers.virtio_net.VirtioNet); tests use it to take a VF through the
-    application's two stages with no queue set up, or to stop between them.
-    Returns the address of the VF's device_status."""
-    h = host.sim.host
-    base = vf.bars[0].base
-    status = base + VIRTIO_PCI_COMMON_STATUS
-    steps = VIRTIO_CONFIG_S_ACKNOWLEDGE
-    await h.mem_write8(status, 0)
-    await h.mem_write8(status, steps)
-    steps |= VIRTIO_CONFIG_S_DRIVER
-    await h.mem_write8(status, steps)
-    features = 1 << VIRTIO_NET_F_MQ | 1 << VIRTIO_NET_F_CTRL_VQ | 1 << VIRTIO_F_VERSION_1
-    for half in (0, 1):
-        await h.mem_write32(base + VIRTIO_PCI_COMMON_GFSELECT, half)
-        await h.mem_write32(base + VIRTIO_PCI_COMMON_GF, (features >> (32 * half)) & 0xFFFFFFFF)
-    steps |= VIRTIO_CONFIG_S_FEATURES_OK
-    await h.mem_write8(status, steps)
-    if driver_ok:
-        await h.mem_write8(status, steps | VIRTIO_CONFIG_S_DRIVER_OK)
-    return status
 
 
 async def sriov_numvfs(host, dev, n):

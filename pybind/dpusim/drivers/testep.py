@@ -1,5 +1,7 @@
 """Driver helpers for the test endpoint (models/testep/test_endpoint.h): register offsets and
 a DMA helper. BAR0 holds the registers, BAR2 the device memory the DMA engine uses."""
+from dpusim.errors import PollTimeout
+
 TEP_ID = 0x00
 TEP_SCRATCH = 0x04
 TEP_DMA_HOST_LO = 0x08
@@ -40,14 +42,13 @@ async def start_dma(sim, dev, host_addr, local, length, to_host, vector=None):
 
 
 async def wait_dma(sim, dev, poll_ps=1_000_000, limit_ps=1_000_000_000):
-    """Polls DMA_STATUS until busy clears; returns the status."""
+    """Polls DMA_STATUS every `poll_ps` until busy clears; returns the status. TimeoutError once
+    `limit_ps` of waits have passed with the engine still busy."""
     regs = bar(dev, 0)
-    waited = 0
-    while True:
-        status = await sim.host.mem_read32(regs + TEP_DMA_STATUS)
-        if not status & TEP_DMA_STATUS_BUSY:
-            return status
-        if waited >= limit_ps:
-            raise TimeoutError(f"DMA of {dev.bdf} still busy after {limit_ps} ps")
-        await sim.sleep(poll_ps)
-        waited += poll_ps
+    try:
+        polled = await sim.poll(lambda: sim.host.mem_read32(regs + TEP_DMA_STATUS),
+                                lambda status: not status & TEP_DMA_STATUS_BUSY, poll_ps, limit_ps,
+                                f"DMA of {dev.bdf} done", counts="waits", give_up="before_wait")
+    except PollTimeout:
+        raise TimeoutError(f"DMA of {dev.bdf} still busy after {limit_ps} ps") from None
+    return polled.value

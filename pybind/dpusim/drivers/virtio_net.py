@@ -11,7 +11,8 @@ drivers/net/virtio_net.c, ~v6.8), step by step, as config and MMIO traffic:
 
 The control queue has no interrupt (Linux polls it): the driver spins on the used ring, which
 here is an await of the device's DMA write into it. Endpoints are probed one after another in
-BDF order (probe_all), as Linux's serial probing does.
+BDF order (probe_all), as Linux's serial probing does; the id table (VIRTIO_NET_DRIVER) is
+registered with dpusim.drivers.pci_driver, so enumeration and pciehp bind it too.
 
 Traffic at scale: send_many, recv_many and traffic hand the data queues (not the control
 queue) to the driver's datapath in C++ (models/guest/virtio_net_guest.h) the first time one of
@@ -21,6 +22,8 @@ poll_rx and open go through it too, until reset() (remove() resets) lets the que
 import struct
 
 from dpusim.bdf import bdf_str
+from dpusim.drivers import pci_driver
+from dpusim.drivers.pci_driver import PciDriver, pci_register_driver
 from dpusim.drivers.pci_regs import PCI_CAP_ID_VNDR
 from dpusim.drivers.virtio_regs import *  # noqa: F403 - the register names are the vocabulary here
 from dpusim.drivers.guest_datapath import CppDatapath, TrafficResult  # noqa: F401 - TrafficResult: re-exported
@@ -132,10 +135,12 @@ class VirtioNet(CppDatapath):
         """vp_reset: write 0, then msleep(1) until the status reads 0. Returns the polls."""
         self.fast_path_detach()  # the device's queues go with the reset
         await self.set_status(0)
-        polls = 0
-        while await self.get_status():
-            await self.sim.sleep(poll_ps if poll_ps is not None else self.sim.latency("host.virtio.reset_poll_ps"))
-            polls += 1
+        def every():
+            return poll_ps if poll_ps is not None else self.sim.latency("host.virtio.reset_poll_ps")
+
+        polled = await self.sim.poll(self.get_status, lambda status: not status, every, None,
+                                     f"{self.bdf}: device_status 0 after reset")
+        polls = polled.reads - 1
         self.log("reset", polls=polls)
         return polls
 
@@ -471,22 +476,55 @@ class VirtioNet(CppDatapath):
         await self.add_status(VIRTIO_CONFIG_S_ACKNOWLEDGE)
 
 
+async def virtio_pci_probe(sim, pci, dev, cpus=None):
+    """The PCI driver's probe: virtio_pci_probe + virtnet_probe; returns the VirtioNet."""
+    return await VirtioNet(sim, pci, dev).probe(cpus)
+
+
+VIRTIO_NET_DRIVER = pci_register_driver(PciDriver("virtio_net", ((VIRTIO_VENDOR_ID, VIRTIO_NET_DEVICE_ID),),
+                                                  virtio_pci_probe))
+
+
 def virtio_net_devices(pci):
     """The virtio-net functions of an enumerated hierarchy, in BDF order."""
-    return sorted((d for d in pci.devices() if (d.vendor, d.device) == (VIRTIO_VENDOR_ID, VIRTIO_NET_DEVICE_ID)),
-                  key=lambda d: d.rid)
+    return pci_driver.endpoints(pci, VIRTIO_NET_DRIVER)
 
 
 async def probe_all(sim, pci):
     """Probes every virtio-net endpoint one after another in BDF order; returns the drivers."""
-    out = []
-    for dev in virtio_net_devices(pci):
-        out.append(await VirtioNet(sim, pci, dev).probe())
-    return out
+    return await pci_driver.probe_all(sim, pci, VIRTIO_NET_DRIVER)
+
+
+async def virtio_status_steps(pci, dev, driver_ok=True):
+    """The common-config part of virtio_pci_modern's probe, by hand, on a function whose common
+    configuration is at the start of its BAR 0 (a VF of the emulated device): reset,
+    ACKNOWLEDGE, DRIVER, driver features (VIRTIO_NET_F_MQ, VIRTIO_NET_F_CTRL_VQ,
+    VIRTIO_F_VERSION_1, written low half then high half), FEATURES_OK, then DRIVER_OK. Not the
+    driver (VirtioNet binds a VF like a PF); tests use it to take a VF through the application's
+    two stages with no queue set up, or to stop between them. Returns the address of the
+    function's device_status."""
+    h = pci.sim.host
+    base = dev.bars[0].base
+    status = base + VIRTIO_PCI_COMMON_STATUS
+    steps = VIRTIO_CONFIG_S_ACKNOWLEDGE
+    await h.mem_write8(status, 0)
+    await h.mem_write8(status, steps)
+    steps |= VIRTIO_CONFIG_S_DRIVER
+    await h.mem_write8(status, steps)
+    features = 1 << VIRTIO_NET_F_MQ | 1 << VIRTIO_NET_F_CTRL_VQ | 1 << VIRTIO_F_VERSION_1
+    for half in (0, 1):
+        await h.mem_write32(base + VIRTIO_PCI_COMMON_GFSELECT, half)
+        await h.mem_write32(base + VIRTIO_PCI_COMMON_GF, (features >> (32 * half)) & 0xFFFFFFFF)
+    steps |= VIRTIO_CONFIG_S_FEATURES_OK
+    await h.mem_write8(status, steps)
+    if driver_ok:
+        await h.mem_write8(status, steps | VIRTIO_CONFIG_S_DRIVER_OK)
+    return status
 
 
 def ethernet_frame(dst, src, ethertype, payload):
     return bytes(dst) + bytes(src) + struct.pack(">H", ethertype) + bytes(payload)
 
 
-__all__ = ["VirtioNet", "VirtioNetError", "TrafficResult", "probe_all", "virtio_net_devices", "ethernet_frame", "bdf_str"]
+__all__ = ["VirtioNet", "VirtioNetError", "TrafficResult", "VIRTIO_NET_DRIVER", "virtio_pci_probe", "probe_all",
+           "virtio_net_devices", "virtio_status_steps", "ethernet_frame", "bdf_str"]
