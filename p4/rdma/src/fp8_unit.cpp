@@ -44,7 +44,8 @@ std::string range(std::uint64_t addr, std::uint64_t len) {
   return "[" + hex64(addr) + ", +" + std::to_string(len) + ")";
 }
 
-// Step 4 for one SGE; *region is its key's region.
+// Check 4 of the list above for one SGE: its lkey registered, local and covering its range;
+// *region is its key's region.
 bool check_source(Fp8Operation& op, std::size_t i, MemoryRegion* region) {
   const Sge& s = op.wr->sgl[i];
   const std::string what = "sge[" + std::to_string(i) + "] lkey " + hex32(s.lkey);
@@ -66,7 +67,8 @@ bool check_source(Fp8Operation& op, std::size_t i, MemoryRegion* region) {
   return true;
 }
 
-// Step 5.
+// Check 5 of the list above: the rkey registered, local, writable from the wire and covering
+// the result; the destination is then recorded in `op`.
 bool check_destination(Fp8Operation& op, std::size_t result_bytes) {
   const SendWr& wr = *op.wr;
   const std::string what = "rkey " + hex32(wr.rkey);
@@ -96,7 +98,7 @@ bool check_destination(Fp8Operation& op, std::size_t result_bytes) {
   return true;
 }
 
-// Step 3's element shape, from the codec's verdict on the lengths.
+// Check 3's element shape (a whole number of elements), from the codec's verdict on the lengths.
 bool check_elements(Fp8Operation& op, fmt::Status s, const std::string& what) {
   if (s == fmt::Status::ok) return true;
   FailReason reason = s == fmt::Status::odd_fp4_count ? FailReason::kOddFp4Count : FailReason::kPartialElement;
@@ -104,8 +106,8 @@ bool check_elements(Fp8Operation& op, fmt::Status s, const std::string& what) {
   return false;
 }
 
-// Steps 3 to 5 and the work, for either method. `src` and `dst` are the element formats
-// (equal for apply); `apply_op` is the operation, or null for a conversion.
+// Checks 3 to 5 of the list above and the work, for either method. `src` and `dst` are the
+// element formats (equal for apply); `apply_op` is the operation, or null for a conversion.
 ExternResult run(Fp8Operation& op, const fmt::Op* apply_op, fmt::Format src, fmt::Format dst) {
   const SendWr& wr = *op.wr;
   const std::size_t nsrc = wr.sgl.size();  // 1 or 2: begin() declined every other shape
@@ -165,7 +167,8 @@ ExternResult run(Fp8Operation& op, const fmt::Op* apply_op, fmt::Format src, fmt
   return ExternResult::kContinue;
 }
 
-// Steps 1 and 2, common to both methods. Null when the call is done with (declined or failed).
+// Check 1 (the shape) and the refusal of a second call, common to both methods; check 2 (op and
+// formats) is the method's own. Null when the call is done with (declined or failed).
 Fp8Operation* begin(ExternCall& call, std::size_t sges, ExternResult* early) {
   auto* op = static_cast<Fp8Operation*>(call.context);
   if (op == nullptr) {  // the Ethernet path: decline, do nothing, let the action go on
