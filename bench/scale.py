@@ -6,11 +6,9 @@ pairs each, static mode.
 
 Each platform runs in its own process: the host enumerates (sriov_init on every PF), probes
 every PF with virtio_net to DRIVER_OK, then `echo TotalVFs > sriov_numvfs` on every PF (the
-worker starts every VF slot; Linux adds every VF and walks its capabilities), then takes every
-VF's common config through FEATURES_OK and DRIVER_OK (virtio_net's probe, one VF
-after another) and waits until the worker has every VF's engine enabled. The VF's firmware (MSI-X,
-queues) is not modelled, so VFs reach DRIVER_OK without Linux's virtio_net (docs/vnet.md,
-SR-IOV).
+worker starts every VF slot; Linux adds every VF and walks its capabilities), then probes every
+VF with virtio_net, one VF after another, to DRIVER_OK, and waits until the worker has every
+VF's engine enabled (docs/vnet.md, SR-IOV).
 Prints the wall-clock seconds of the whole run (platform construction included) and the peak
 RSS of the process that ran it; the event log is written to a temporary directory, no VCD.
 The wall clock is read here, around runs, never inside the simulation."""
