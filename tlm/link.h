@@ -49,6 +49,10 @@ class Link : public sc_core::sc_module {
 
   unsigned gen() const { return unsigned(ctx_.timing.get(gen_)); }
   unsigned width() const { return unsigned(ctx_.timing.get(width_)); }
+  // Picoseconds `bytes` occupy one direction (the profile's rate, width and DLLP share).
+  uint64_t wire_ps(uint64_t bytes) const {
+    return serialisation_ps(bytes, gen(), width(), ctx_.timing.get(timing::link_dllp_share_ppm));
+  }
 
   // Traced in the VCD: link state and TLPs carried per direction.
   bool trace_up = false;
