@@ -258,7 +258,6 @@ void Requester::on_completion(Tlp& t) {
     return;
   }
   Op& op = ops_[part.op];
-  if (!op.result.first_data_ps) op.result.first_data_ps = ctx_.now_ps();
   std::memcpy(op.result.data.data() + part.offset + part.received, data(t) + lead, std::min(carried, remaining));
   part.received += std::min(carried, remaining);
   t.release();

@@ -45,9 +45,6 @@ const char* outcome_name(Outcome o);
 struct Result {
   Outcome outcome = Outcome::SC;
   std::vector<uint8_t> data;  // reads: the bytes requested (all-ones where they failed)
-  // Reads in tlp mode: when the first completion with data arrived (0 in lt mode, and when none
-  // did). A device that moves the data on as it arrives starts then (models/testep/bench_engine.h).
-  uint64_t first_data_ps = 0;
 };
 
 // Splits [addr, addr + len) into chunks that stay inside naturally aligned `limit`-byte blocks,

@@ -90,17 +90,9 @@ sc_core::sc_time BenchEngine::issue_time(bool write) const {
   return sc_core::sc_time::from_value(ps);
 }
 
-// A read whose data the engine moves on one 64-byte line at a time from its first completion:
-// done when the last completion has arrived and the lines after the first have moved.
+// A read, done when its last completion has arrived.
 void BenchEngine::read_one(uint64_t addr, uint32_t size, std::function<void(bool)> then) {
-  dma_.read(addr, size, [this, addr, size, then](pcie::Result&& r) {
-    const bool ok = r.outcome == pcie::Outcome::SC;
-    const uint64_t lines = (addr + size - 1) / 64 - addr / 64;
-    const uint64_t moved = r.first_data_ps + lines * ctx_.timing.get(timing::bench_rd_drain_line_ps);
-    const uint64_t now = ctx_.now_ps();
-    if (!ok || !r.first_data_ps || moved <= now) return then(ok);
-    after_(sc_core::sc_time::from_value(moved - now), [then, ok] { then(ok); });
-  });
+  dma_.read(addr, size, [then](pcie::Result&& r) { then(r.outcome == pcie::Outcome::SC); });
 }
 
 // LAT_RD and LAT_WRRD: one transaction at a time, its latency from the start of its issue.

@@ -9,9 +9,7 @@
 // Transaction i uses host address HOST + (i mod (WINDOW / SIZE)) × SIZE: sequential through
 // the window, as pcie-bench's "Seq" pattern. Before each request the engine spends its issue
 // time, test_endpoint.bench.{rd,wr}_issue_ps plus ..._line_ps per 64 bytes, one request after
-// another (the DMA engine's issue rate); a read is done when its data has also been moved on,
-// one 64-byte line per test_endpoint.bench.rd_drain_line_ps after the first, from its first
-// completion's arrival. Everything is simulated time: deterministic.
+// another (the DMA engine's issue rate). Everything is simulated time: deterministic.
 #pragma once
 
 #include <systemc>

@@ -12,6 +12,5 @@ const pcie::TimingParam bench_rd_issue_ps({"test_endpoint.bench.rd_issue_ps", 0,
 const pcie::TimingParam bench_rd_issue_line_ps({"test_endpoint.bench.rd_issue_line_ps", 0, 0, 1000000000, "ps"});
 const pcie::TimingParam bench_wr_issue_ps({"test_endpoint.bench.wr_issue_ps", 0, 0, 1000000000, "ps"});
 const pcie::TimingParam bench_wr_issue_line_ps({"test_endpoint.bench.wr_issue_line_ps", 0, 0, 1000000000, "ps"});
-const pcie::TimingParam bench_rd_drain_line_ps({"test_endpoint.bench.rd_drain_line_ps", 0, 0, 1000000000, "ps"});
 
 }  // namespace dpusim::testep::timing
