@@ -14,7 +14,7 @@ import sys
 
 from dpusim.drivers import testep as tep
 from dpusim.drivers.pci import pci_host_probe
-from dpusim.run import run
+from dpusim.run import run, take_profile_option
 
 # lat_dma_sizes.txt, nfp6000-1.2GHz_hsw-Xeon-E5-2620v3_dell-t630: Med(ns), Seq, HWarm, 8KB.
 LAT_RD = {8: 533, 64: 546, 256: 626, 512: 706, 2048: 1133}
@@ -73,13 +73,11 @@ def main(argv):
     if argv and argv[0] in ("-h", "--help"):
         print(__doc__)
         return 0
-    profile = None
+    argv = list(argv)
+    profile = take_profile_option(argv, "dpusim bench pcie")
     quick = "--quick" in argv
-    if "--profile" in argv:
-        i = argv.index("--profile")
-        if i + 1 >= len(argv):
-            sys.exit("dpusim bench pcie: --profile needs a profile name")
-        profile = argv[i + 1]
+    if [a for a in argv if a != "--quick"]:
+        sys.exit(f"dpusim bench pcie: expected [--profile NAME] [--quick], not {argv}")
     lat_count, bw_count = (51, 400) if quick else (201, 4000)
     lat_points = [("LAT_RD", s) for s in LAT_RD] + [("LAT_WRRD", s) for s in LAT_WRRD]
     bw_points = [("BW_RD", s) for s in BW_RD] + [("BW_WR", s) for s in BW_WR]
