@@ -48,9 +48,28 @@ def test_pcie_bench_points_under_the_profile():
     got = {k: (v["lat_med_ns"], v["lat_min_ns"], v["lat_max_ns"], v["elapsed_ps"], v["done"])
            for k, v in r.items() if k != "bad"}
     assert got == EXPECTED
+    # Two of them from the arithmetic of docs/timing.md, computed here: a LAT_RD of 64 B is the
+    # engine's issue (7 + 9 ns), the MRd (24 B on the wire) on both links of the switch, the
+    # host's 502 ns and the CplD (84 B) back over both links; a BW_WR of 64 writes of 64 B is
+    # 64 issues of 18 + 3.1 ns (the link is faster), then the last MWr (88 B) on the wire.
+    assert r["LAT_RD", 64]["elapsed_ps"] == 5 * (16000 + 2 * ser(24) + 502000 + 2 * ser(84))
+    assert r["BW_WR", 64]["elapsed_ps"] == 64 * 21100 + ser(88)
     assert "LAT_RD 4097 B" in r["bad"] and "error" in r["bad"]
     errors = res.events("bench_error")
     assert [e["reason"] for e in errors] == ["SIZE outside 1..4096 bytes"]
 
 
-EXPECTED = {}
+def ser(nbytes):
+    """ps on a Gen3 x8 link with pcie-bench's DLLP share: bytes x 8 x 130/128 / 64 Gb/s / (1 - share)."""
+    n, d = nbytes * 8 * 130 * 10**12, 128 * 8000 * 8 * (10**6 - 81419)
+    return -(-n // d)
+
+
+# (median, min, max latency in ns, elapsed ps, transactions done), as simulated.
+EXPECTED = {
+    ("LAT_RD", 64): (547, 547, 547, 2739270, 5),
+    ("LAT_RD", 2048): (1146, 1146, 1146, 3440817, 3),
+    ("LAT_WRRD", 8): (553, 553, 553, 1660422, 3),
+    ("BW_RD", 256): (0, 0, 0, 3336924, 64),
+    ("BW_WR", 64): (0, 0, 0, 1362563, 64),
+}
