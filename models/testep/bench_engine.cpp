@@ -1,6 +1,7 @@
 #include "testep/bench_engine.h"
 
 #include <algorithm>
+#include <string>
 
 #include "testep/testep_timing.h"
 
@@ -49,15 +50,18 @@ void BenchEngine::write_reg(uint32_t off, uint32_t value) {
 void BenchEngine::start(uint32_t ctrl) {
   const uint32_t test = (ctrl >> 1) & 7, size = reg(TEP_BENCH_SIZE), count = reg(TEP_BENCH_COUNT);
   const uint32_t window = reg(TEP_BENCH_WINDOW), outstanding = reg(TEP_BENCH_OUTSTANDING);
-  const char* refusal = nullptr;
-  if (test > 3) refusal = "test outside 0..3 (LAT_RD, BW_RD, BW_WR, LAT_WRRD)";
-  else if (size < 1 || size > 4096) refusal = "SIZE outside 1..4096 bytes";
-  else if (count < 1 || count > (1u << 20)) refusal = "COUNT outside 1..1048576 transactions";
-  else if (window < size || window > (1u << 20)) refusal = "WINDOW outside SIZE..1048576 bytes";
-  else if (outstanding < 1 || outstanding > 256) refusal = "OUTSTANDING outside 1..256";
+  std::string refusal;
+  auto outside = [&refusal](const char* field, uint32_t v, const std::string& range) {
+    refusal = std::string(field) + " " + std::to_string(v) + " outside " + range;
+  };
+  if (test > 3) outside("test", test, "0..3 (LAT_RD, BW_RD, BW_WR, LAT_WRRD)");
+  else if (size < 1 || size > 4096) outside("SIZE", size, "1..4096 bytes");
+  else if (count < 1 || count > (1u << 20)) outside("COUNT", count, "1..1048576 transactions");
+  else if (window < size || window > (1u << 20)) outside("WINDOW", window, "SIZE..1048576 bytes");
+  else if (outstanding < 1 || outstanding > 256) outside("OUTSTANDING", outstanding, "1..256");
   else if (!bus_master_()) refusal = "bus master disabled";
   for (uint32_t r = TEP_BENCH_STATUS; r < TEP_BENCH_END; r += 4) reg(r) = 0;
-  if (refusal) {
+  if (!refusal.empty()) {
     ctx_.event(name_, "bench_error").str("reason", refusal);
     reg(TEP_BENCH_STATUS) = TEP_BENCH_STATUS_ERROR;
     return;

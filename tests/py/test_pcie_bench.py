@@ -56,7 +56,7 @@ def test_pcie_bench_points_under_the_profile():
     assert r["BW_WR", 64]["elapsed_ps"] == 64 * 21100 + ser(88)
     assert "LAT_RD 4097 B" in r["bad"] and "error" in r["bad"]
     errors = res.events("bench_error")
-    assert [e["reason"] for e in errors] == ["SIZE outside 1..4096 bytes"]
+    assert [e["reason"] for e in errors] == ["SIZE 4097 outside 1..4096 bytes"]
 
 
 def ser(nbytes):
