@@ -2,7 +2,7 @@
 (scenarios/virtio_net_bringup.py: four virtio-net endpoints brought up by the Python driver,
 two frames per queue pair through a loopback plug, docs/fidelity.md).
 
-    ./dpusim bench fidelity
+    ./dpusim bench fidelity [--profile NAME]
 
 Runs the scenario three times with the event log written: `tlp` throughout, `lt` throughout
 (the platform's "fidelity"), and `tlp` for the bring-up then `lt` for the traffic is what
@@ -18,11 +18,13 @@ import statistics
 import sys
 import tempfile
 
-from dpusim.run import run
+from dpusim.run import run, take_profile_option, with_profile
 
 ROOT = os.environ.get("DPUSIM_ROOT", os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 SCENARIO = os.path.join(ROOT, "scenarios", "virtio_net_bringup.py")
 
+
+PROFILE = None  # --profile NAME: run under that timing profile (docs/timing.md, Profiles)
 
 def figures(log):
     ev = [json.loads(line) for line in log.splitlines()]
@@ -65,7 +67,7 @@ def run_mode(fidelity):
         with open(os.devnull, "w") as null:  # the scenario's own lines
             os.dup2(null.fileno(), 1)
             try:
-                res = run(scope["scenario"], doc, out=out)
+                res = run(scope["scenario"], with_profile(doc, PROFILE), out=out)
             finally:
                 os.dup2(saved, 1)
                 os.close(saved)
@@ -81,6 +83,9 @@ def main(argv):
     if argv and argv[0] in ("-h", "--help"):
         print(__doc__)
         return
+    global PROFILE
+    argv = list(argv)
+    PROFILE = take_profile_option(argv, "dpusim bench fidelity")
     got = {}
     for fidelity in ("tlp", "lt"):
         got[fidelity], h = run_mode(fidelity)

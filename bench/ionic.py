@@ -3,7 +3,7 @@ pipeline (minimal_forward.json, one exact-match entry forwarding to the uplink),
 wire, into the other NIC's RX ring; the same with no engine attached, for the pipeline's
 share; and the driver's own C++ datapath with its traffic source and checker.
 
-    ./dpusim bench ionic [FRAMES] [--size BYTES]
+    ./dpusim bench ionic [FRAMES] [--size BYTES] [--profile NAME]
 
 Two NICs are probed and opened by the driver; then the benchmark drives the rings itself, as a
 busy-polling guest would: each batch posts ring-depth - 1 receive buffers on the receiver and as
@@ -26,11 +26,13 @@ from dpusim.drivers.ionic_p4 import IonicP4
 from dpusim.drivers.ionic_regs import (ETH_DESC_BYTES, INTR_CTRL_MASK, IONIC_BAR0_INTR_CTRL_OFFSET,
                                        IONIC_INTR_CTRL_BYTES, IONIC_TXQ_DESC_ADDR_SHIFT)
 from dpusim.drivers.pci import pci_host_probe
-from dpusim.run import run
+from dpusim.run import run, take_profile_option, with_profile
 
 ROOT = os.environ.get("DPUSIM_ROOT", os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 DEPTH = 4096
 
+
+PROFILE = None  # --profile NAME: run under that timing profile (docs/timing.md, Profiles)
 
 def platform(p4, fidelity):
     sender = {"kind": "ionic", "p4-program": os.path.join(ROOT, "tests/data/p4/minimal_forward.json"),
@@ -82,7 +84,7 @@ def measure(frames, size, p4, fidelity):
         sim.platform.set_log_enabled(True)
         return time.perf_counter() - t0, sim.now - now0
 
-    res = run(scenario, platform(p4, fidelity))
+    res = run(scenario, with_profile(platform(p4, fidelity), PROFILE))
     res.check()
     return res.result
 
@@ -99,7 +101,7 @@ def measure_traffic(frames, size, fidelity):
 
     doc = {"host": {"cpus": 1}, "topology": {"slots": [{"kind": "ionic"}]}, "fidelity": fidelity,
            "wires": [{"a": "ep0", "b": "loopback"}], "outputs": {"log": "none", "vcd": False, "pcap": False}}
-    res = run(scenario, doc)
+    res = run(scenario, with_profile(doc, PROFILE))
     res.check()
     return res.result
 
@@ -108,6 +110,9 @@ def main(argv):
     if argv and argv[0] in ("-h", "--help"):
         print(__doc__)
         return
+    global PROFILE
+    argv = list(argv)
+    PROFILE = take_profile_option(argv, "dpusim bench ionic")
     frames, size = 200_000, 64
     args = list(argv)
     while args:

@@ -1,7 +1,7 @@
 """ionic RDMA benchmark: RDMA WRITE work requests per wall second between two NICs on a mesh,
 and the fp8 reduction throughput of the P4 RDMA path through the device.
 
-    ./dpusim bench rdma [WRS] [--size BYTES] [--elements N]
+    ./dpusim bench rdma [WRS] [--size BYTES] [--elements N] [--profile NAME]
 
 WRITE: two NICs, probed by the drivers (Ethernet, then RDMA), an RC QP pair and a registered
 region each. The benchmark posts batches of 1000 RDMA WRITEs of --size bytes (4 KiB by
@@ -27,7 +27,7 @@ from dpusim.drivers.ionic import ionic_devices, Ionic
 from dpusim.drivers.ionic_p4 import IonicP4
 from dpusim.drivers.ionic_rdma import CQE_BYTES, IonicRdma
 from dpusim.drivers.pci import pci_host_probe
-from dpusim.run import run
+from dpusim.run import run, take_profile_option, with_profile
 
 ROOT = os.environ.get("DPUSIM_ROOT", os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 BATCH = 1000
@@ -64,6 +64,8 @@ async def batches(sim, rdma, cq, qp, total, batch, make_wr):
     return time.perf_counter() - t0, sim.now - now0
 
 
+PROFILE = None  # --profile NAME: run under that timing profile (docs/timing.md, Profiles)
+
 def measure_write(wrs, size, fidelity):
     async def scenario(sim):
         a, b = await probe(sim)
@@ -84,7 +86,7 @@ def measure_write(wrs, size, fidelity):
 
     doc = {"host": {"cpus": 1}, "topology": {"slots": [{"kind": "ionic"}, {"kind": "ionic"}]},
            "mesh": ["ep0", "ep1"], "outputs": {"vcd": False}, "fidelity": fidelity}
-    res = run(scenario, doc)
+    res = run(scenario, with_profile(doc, PROFILE))
     res.check()
     return res.result
 
@@ -113,7 +115,7 @@ def measure_fp8(wrs, elements, fidelity):
     doc = {"host": {"cpus": 1}, "outputs": {"vcd": False}, "fidelity": fidelity,
            "topology": {"slots": [{"kind": "ionic", "p4-program": os.path.join(ROOT, "tests/data/p4/fp8_policy.json"),
                                    "p4-guest-scope": "write"}]}}
-    res = run(scenario, doc)
+    res = run(scenario, with_profile(doc, PROFILE))
     res.check()
     return res.result
 
@@ -122,6 +124,9 @@ def main(argv):
     if argv and argv[0] in ("-h", "--help"):
         print(__doc__)
         return
+    global PROFILE
+    argv = list(argv)
+    PROFILE = take_profile_option(argv, "dpusim bench rdma")
     wrs, size, elements = 20_000, 4096, 256 * 1024
     args = list(argv)
     while args:

@@ -3,7 +3,7 @@
 frames (lengths without FCS), in three modes: `tlp` with the event log written (`log=all`),
 `tlp` with the log off (`log=none`), and `lt` with the log off.
 
-    ./dpusim bench vnet [--quick] [--only MODE] [--frames-scale X] [--quantum-ps PS] [--python]
+    ./dpusim bench vnet [--quick] [--only MODE] [--frames-scale X] [--quantum-ps PS] [--python] [--profile NAME]
 
 One line per configuration, `vnet lt log=none eps=1 qps=1 size=64: 251234 frames/s`, then the
 CPU rate of the same run (the machine may be shared: wall time counts other processes' turns),
@@ -23,10 +23,11 @@ import time
 
 from dpusim.drivers.pci import pci_host_probe
 from dpusim.drivers.virtio_net import probe_all
-from dpusim.run import run
+from dpusim.run import run, with_profile
 
 MODES = [("tlp", "all"), ("tlp", "none"), ("lt", "none")]
 # Frames per configuration, by mode, so that each takes a few seconds on a quiet machine.
+PROFILE = None  # --profile: a named timing profile (docs/timing.md)
 FRAMES = {("tlp", "all"): 8_000, ("tlp", "none"): 60_000, ("lt", "none"): 300_000}
 
 
@@ -39,7 +40,7 @@ def platform(eps, qps, log, quantum_ps=None):
     }
     if quantum_ps is not None:
         doc["timing"] = {"lt.quantum_ps": quantum_ps}
-    return doc
+    return with_profile(doc, PROFILE)
 
 
 async def batches(net, frames, size, batch=64):
@@ -113,7 +114,10 @@ def main(argv):
     p.add_argument("--frames-scale", type=float, default=1.0, help="scale the frames per configuration")
     p.add_argument("--quantum-ps", type=int, help="lt.quantum_ps (default: the profile's)")
     p.add_argument("--python", action="store_true", help="frames through net.send_many/recv_many, 64 a batch")
+    p.add_argument("--profile", help="run under this timing profile (docs/timing.md, Profiles)")
     opts = p.parse_args(argv)
+    global PROFILE
+    PROFILE = opts.profile
     modes = [m for m in MODES if not opts.only or f"{m[0]}-{m[1]}" == opts.only]
     shapes = [(1, 1, 64)] if opts.quick else [(e, q, s) for e in (1, 4) for q in (1, 4) for s in (64, 1500)]
     rates = {}

@@ -32,7 +32,7 @@ uint64_t cross(const SimContext& ctx, const Hops& hops, std::array<uint64_t, Dmi
   for (const DmiHop& h : hops) {
     if (h.link) {
       const uint64_t start = std::max(t, busy[i]);
-      busy[i] = start + serialisation_ps(bytes, h.link->gen(), h.link->width());
+      busy[i] = start + h.link->wire_ps(bytes);
       t = busy[i] + propagation;
     } else {
       t += ctx.timing.get(*h.traversal);

@@ -84,7 +84,7 @@ void Link::transport_up(tlm::tlm_generic_payload& gp, sc_time& delay) {
   }
   const tlp::Header& h = x->hdr;
   const uint64_t bytes = h.header_bytes() + h.payload_bytes() + (h.td ? 4 : 0) + kTlpFramingBytes;
-  delay += sc_time::from_value(serialisation_ps(bytes, gen(), width())) + ctx_.ps(pcie::timing::link_propagation_ps);
+  delay += sc_time::from_value(wire_ps(bytes)) + ctx_.ps(pcie::timing::link_propagation_ps);
   to_upper->b_transport(gp, delay);
 }
 
@@ -159,7 +159,7 @@ void Link::carry(Direction& d, Tlp& t, sc_time& delay, bool duplicate) {
   sc_time start = now + delay;
   if (start < d.busy_until) start = d.busy_until;
   const uint64_t bytes = h.header_bytes() + h.payload_bytes() + (h.td ? 4 : 0) + kTlpFramingBytes;
-  const sc_time end = start + sc_time::from_value(serialisation_ps(bytes, gen(), width()));
+  const sc_time end = start + sc_time::from_value(wire_ps(bytes));
   d.busy_until = end;
   const sc_time arrive = end + ctx_.ps(pcie::timing::link_propagation_ps);
   if (d.from_requester >= 0 && tlp::is_non_posted(h.type) && !duplicate)

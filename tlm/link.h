@@ -2,9 +2,10 @@
 //
 // Each direction serialises TLPs in order: a TLP occupies it for
 //   (header 12/16 B + payload + ECRC + 8 B framing/sequence/LCRC) × 8 × encoding / (rate × lanes)
-// from max(handed-over time, end of the previous TLP), then arrives after the propagation
-// delay. The two directions are independent. DLLPs (ACK/NAK, flow-control updates) and credits
-// are not modelled (docs/fidelity.md).
+// (divided by 1 - link.dllp_share_ppm / 10^6, the share ACK/flow-control DLLPs and SKIP ordered
+// sets take, 0 by default) from max(handed-over time, end of the previous TLP), then arrives
+// after the propagation delay. The two directions are independent. DLLPs themselves and
+// credits are not modelled (docs/fidelity.md).
 //
 // The link is also where the fabric is observed: every TLP is logged here ("tlp"), fault
 // injection applies here, and the invariant checker's monitors run here (non-posted requests
@@ -49,6 +50,10 @@ class Link : public sc_core::sc_module {
 
   unsigned gen() const { return unsigned(ctx_.timing.get(gen_)); }
   unsigned width() const { return unsigned(ctx_.timing.get(width_)); }
+  // Picoseconds `bytes` occupy one direction (the profile's rate, width and DLLP share).
+  uint64_t wire_ps(uint64_t bytes) const {
+    return serialisation_ps(bytes, gen(), width(), ctx_.timing.get(timing::link_dllp_share_ppm));
+  }
 
   // Traced in the VCD: link state and TLPs carried per direction.
   bool trace_up = false;

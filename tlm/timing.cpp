@@ -80,6 +80,7 @@ const TimingParam link_dsp_gen({"link.dsp.gen", 4, 1, 6, "PCIe generation"});
 const TimingParam link_dsp_width({"link.dsp.width", 16, 1, 32, "lanes", is_link_width, kLinkWidths});
 const TimingParam link_propagation_ps({"link.propagation_ps", 2000, 0, 1000000000, "ps"},
                                       ExploreRange::per_run(50, 200));
+const TimingParam link_dllp_share_ppm({"link.dllp_share_ppm", 0, 0, 500000, "ppm"});
 const TimingParam cpl_timeout_ps({"cpl_timeout_ps", 50000000000ull, 1, 100000000000000ull, "ps"});
 const TimingParam lt_quantum_ps({"lt.quantum_ps", 1000000, 0, 1000000000000ull, "ps"});
 }  // namespace timing
@@ -96,8 +97,13 @@ LinkRate link_rate(unsigned gen) {
   throw std::invalid_argument("PCIe generation " + std::to_string(gen) + " outside 1..6");
 }
 
-uint64_t serialisation_ps(uint64_t bytes, unsigned gen, unsigned width) {
+uint64_t serialisation_ps(uint64_t bytes, unsigned gen, unsigned width, uint64_t dllp_share_ppm) {
   const LinkRate r = link_rate(gen);
+  if (dllp_share_ppm) {  // the TLP gets (10^6 - share) / 10^6 of the link's time
+    const unsigned __int128 num = (unsigned __int128)bytes * 8u * r.enc_num * 1000000u * 1000000u;
+    const unsigned __int128 den = (unsigned __int128)r.enc_den * r.mtps * width * (1000000u - dllp_share_ppm);
+    return uint64_t((num + den - 1) / den);
+  }
   if (bytes < (uint64_t(1) << 24)) {  // the product fits 64 bits (2^24 · 8 · 130 · 10^6 < 2^64)
     const uint64_t num = bytes * 8u * r.enc_num * 1000000u, den = uint64_t(r.enc_den) * r.mtps * width;
     return (num + den - 1) / den;

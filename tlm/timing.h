@@ -72,6 +72,10 @@ class TimingProfile {
 // switch's downstream ports, propagation, and the completion timeout.
 namespace timing {
 extern const TimingParam link_host_gen, link_host_width, link_dsp_gen, link_dsp_width, link_propagation_ps;
+// The share of every link's bandwidth, in parts per million, that the data link and physical
+// layers take for themselves (ACK and flow-control DLLPs, SKIP ordered sets): a TLP's time on
+// the wire is divided by (1 - share). 0 by default (docs/timing.md, Link arithmetic).
+extern const TimingParam link_dllp_share_ppm;
 extern const TimingParam cpl_timeout_ps;
 // The quantum of loosely timed requesters (tlm/quantum_keeper.h): how far a device's local time
 // may run ahead of the kernel's.
@@ -89,7 +93,7 @@ LinkRate link_rate(unsigned gen);
 // number and LCRC (PCIe §4.2.3 / §3.6.2).
 constexpr uint64_t kTlpFramingBytes = 8;
 // Time in ps that `bytes` take on a link of `gen` and `width`, rounded up to a whole ps:
-// bytes × 8 × enc_num / enc_den / (rate × width).
-uint64_t serialisation_ps(uint64_t bytes, unsigned gen, unsigned width);
+// bytes × 8 × enc_num / enc_den / (rate × width) / (1 - dllp_share_ppm / 10^6).
+uint64_t serialisation_ps(uint64_t bytes, unsigned gen, unsigned width, uint64_t dllp_share_ppm = 0);
 
 }  // namespace dpusim::pcie

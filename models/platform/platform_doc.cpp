@@ -7,6 +7,7 @@
 
 #include "device/doc_json.h"
 #include "device/family.h"
+#include "platform/timing_profiles.h"
 #include "tlm/timing.h"
 
 namespace dpusim::platform {
@@ -45,6 +46,41 @@ void parse_test_slots(const json& topo, PlatformSpec& spec, const DocContext& do
     } else {
       spec.slots.push_back(parse_endpoint(slots[i], path, doc));
     }
+  }
+}
+
+// "timing": {"profile": NAME, PARAMETER: VALUE...}: the profile's values (timing_profiles.h),
+// then the document's own, each checked against its parameter's range.
+void parse_timing(const json& t, PlatformSpec& spec) {
+  pcie::TimingProfile probe;
+  auto add = [&](const std::string& name, uint64_t v, const std::string& path) {
+    try {
+      probe.set(name, v);
+    } catch (const std::invalid_argument& e) {
+      throw DocError(path, e.what());
+    }
+    spec.timing.emplace_back(name, v);
+  };
+  if (t.contains("profile")) {
+    const std::string name = string_at(t["profile"], "$.timing.profile");
+    const TimingPreset* preset = find_timing_preset(name);
+    if (!preset) {
+      std::string known;
+      for (const TimingPreset& p : timing_presets()) known += (known.empty() ? "" : ", ") + std::string(p.name);
+      throw DocError("$.timing.profile", "unknown timing profile '" + name + "' (known: " + known + ")");
+    }
+    spec.timing_profile = preset->name;
+    for (const auto& [param, v] : preset->values) add(param, v, "$.timing.profile");
+  }
+  for (auto it = t.begin(); it != t.end(); ++it) {
+    if (it.key() == "profile") continue;
+    const std::string path = "$.timing." + it.key();
+    if (pcie::TimingProfile::find(it.key()) < 0) {
+      std::string list;
+      for (const auto& p : pcie::TimingProfile::sorted_params()) list += (list.empty() ? "" : ", ") + std::string(p.name);
+      throw DocError(path, "unknown timing parameter (known: " + list + ")");
+    }
+    add(it.key(), uint_at(it.value(), path, 0, UINT64_MAX), path);
   }
 }
 
@@ -274,25 +310,7 @@ PlatformSpec parse_platform_doc(const std::string& text, const DocContext& doc_c
     parse_test_slots(topo, spec, doc_context);
   }
 
-  if (doc.contains("timing")) {
-    const json& t = object_at(doc, "timing", "$");
-    pcie::TimingProfile probe;
-    for (auto it = t.begin(); it != t.end(); ++it) {
-      const std::string path = "$.timing." + it.key();
-      if (pcie::TimingProfile::find(it.key()) < 0) {
-        std::string list;
-        for (const auto& p : pcie::TimingProfile::sorted_params()) list += (list.empty() ? "" : ", ") + std::string(p.name);
-        throw DocError(path, "unknown timing parameter (known: " + list + ")");
-      }
-      const uint64_t v = uint_at(it.value(), path, 0, UINT64_MAX);
-      try {
-        probe.set(it.key(), v);
-      } catch (const std::invalid_argument& e) {
-        throw DocError(path, e.what());
-      }
-      spec.timing.emplace_back(it.key(), v);
-    }
-  }
+  if (doc.contains("timing")) parse_timing(object_at(doc, "timing", "$"), spec);
 
   if (doc.contains("wires")) parse_wires(doc["wires"], spec);
   if (doc.contains("explore")) parse_explore(doc["explore"], spec);

@@ -43,7 +43,8 @@ struct PlatformSpec {
   std::shared_ptr<const FamilyConfig> family;
   std::vector<WireSpec> wires;
   std::vector<unsigned> mesh;  // the mesh's members (endpoint indexes), node i = mesh[i]
-  std::vector<std::pair<std::string, uint64_t>> timing;  // overrides, in name order (a JSON object's)
+  std::vector<std::pair<std::string, uint64_t>> timing;  // overrides: the profile's, then the document's
+  std::string timing_profile = "doca-gen4x16";  // the named profile (timing_profiles.h)
   bool vcd = true;
   bool pcap = true;  // one capture per wire
   pcie::LogFilter log;  // "outputs": {"log": ...}

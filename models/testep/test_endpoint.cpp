@@ -34,12 +34,18 @@ TestEndpointFunction::TestEndpointFunction(const std::string& path, pcie::SimCon
 TestEndpoint::TestEndpoint(sc_module_name name, pcie::SimContext& ctx)
     : TestEndpointFunction(name.operator const char*(), ctx),
       EndpointBase(name, ctx, fn, timing::service_ps),
-      memory_(kBar2Size) {
+      memory_(kBar2Size),
+      bench_(ctx, this->name(), dma(),
+             [this](const sc_time& d, std::function<void()> fn) { after(d, std::move(fn)); },
+             [this] { return fn.bus_master(); }) {
   unsupported_by = "the test endpoint";
   regs_[TEP_ID / 4] = kTestEndpointId;
   add_region({"regs", 0, 0, TEP_REGS_END, [this](uint64_t off, uint8_t* out, size_t n) { read_regs(off, out, n); },
               [this](uint64_t off, const uint8_t* in, size_t n) { write_regs(off, in, n); }});
   add_msix(msix_cap, kMsixVectors, 0, kMsixTable, kMsixPba);
+  add_region({"bench", 0, TEP_BENCH_BASE, TEP_BENCH_END - TEP_BENCH_BASE,
+              [this](uint64_t off, uint8_t* out, size_t n) { bench_.read(off, out, n); },
+              [this](uint64_t off, const uint8_t* in, size_t n) { bench_.write(off, in, n); }});
   add_region({"memory", 2, 0, kBar2Size,
               [this](uint64_t off, uint8_t* out, size_t n) { std::memcpy(out, memory_.data() + off, n); },
               [this](uint64_t off, const uint8_t* in, size_t n) { std::memcpy(memory_.data() + off, in, n); }});

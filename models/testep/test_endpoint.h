@@ -5,7 +5,8 @@
 //  BAR2 (64-bit prefetchable, 1 MiB): device memory, the DMA engine's local side;
 //  a DMA engine started by MMIO that moves bytes between host memory and BAR2 memory, and
 //  raises an MSI-X vector when done;
-//  a register that raises any MSI-X vector on demand (for masking tests).
+//  a register that raises any MSI-X vector on demand (for masking tests);
+//  pcie-bench's DMA experiments at BAR0 0x100 (bench_engine.h).
 // Every request is served after test_endpoint.service_ps, in arrival order. Built on the
 // endpoint base (tlm/endpoint_base.h): this file has only the device's registers and engine.
 #pragma once
@@ -17,6 +18,7 @@
 #include <string>
 #include <vector>
 
+#include "testep/bench_engine.h"
 #include "tlm/endpoint_base.h"
 #include "tlm/function.h"
 #include "tlm/sim_context.h"
@@ -61,6 +63,8 @@ class TestEndpoint : private TestEndpointFunction, public pcie::EndpointBase {
   TestEndpoint(sc_core::sc_module_name name, pcie::SimContext& ctx);
 
   pcie::Requester& requester() { return dma(); }
+  // The pcie-bench engine (BAR0 0x100, bench_engine.h).
+  BenchEngine& bench() { return bench_; }
 
  private:
   void read_regs(uint64_t off, uint8_t* out, size_t n);
@@ -72,6 +76,7 @@ class TestEndpoint : private TestEndpointFunction, public pcie::EndpointBase {
 
   std::vector<uint8_t> memory_;  // BAR2
   uint32_t regs_[TEP_REGS_END / 4] = {};
+  BenchEngine bench_;
 };
 
 }  // namespace dpusim::testep

@@ -117,6 +117,29 @@ def platform_doc(platform, seed, explore=None):
     return doc
 
 
+def with_profile(doc, profile):
+    """`doc` with its timing starting from the named profile (docs/timing.md, Profiles), its own
+    timing overrides kept beside it; `doc` itself when `profile` is None."""
+    if profile is None:
+        return doc
+    doc = dict(doc)
+    doc["timing"] = {"profile": profile, **doc.get("timing", {})}
+    return doc
+
+
+def take_profile_option(argv, prog):
+    """Removes `--profile NAME` from the list `argv` (a benchmark's arguments) and returns NAME,
+    or None when it is not there."""
+    if "--profile" not in argv:
+        return None
+    i = argv.index("--profile")
+    if i + 1 >= len(argv) or argv[i + 1].startswith("-"):
+        sys.exit(f"{prog}: --profile needs a timing profile's name (docs/timing.md, Profiles)")
+    name = argv[i + 1]
+    del argv[i:i + 2]
+    return name
+
+
 def explore_of(doc):
     """None, "all" or the list of knobs the document explores."""
     e = doc.get("explore", False)

@@ -42,6 +42,12 @@ DocError = _dpusim.platform.DocError
     ({"topology": {"endpoints": 1}, "outputs": {"log": {"omit": "tlp"}}}, "$.outputs.log.omit: must be an array of event category names"),
     ({"topology": {"endpoints": 1}, "fidelity": "at"}, "$.fidelity: fidelity 'at' is not tlp or lt"),
     ({"topology": {"endpoints": 1}, "fidelity": 1}, "$.fidelity: must be a string"),
+    ({"topology": {"endpoints": 1}, "timing": {"profile": "pcie-bench"}},
+     "$.timing.profile: unknown timing profile 'pcie-bench' (known: doca-gen4x16, pcie-bench-e5-2620v3-gen3x8, "
+     "pcie-bench-e5-2630v4-gen3x8)"),
+    ({"topology": {"endpoints": 1}, "timing": {"profile": 3}}, "$.timing.profile: must be a string"),
+    ({"topology": {"endpoints": 1}, "timing": {"link.dllp_share_ppm": 500001}},
+     "$.timing.link.dllp_share_ppm: timing parameter 'link.dllp_share_ppm' = 500001 outside 0..500000 ppm"),
 ])
 def test_refusals_name_the_field_and_reason(doc, message):
     text = doc if isinstance(doc, str) else json.dumps(doc)

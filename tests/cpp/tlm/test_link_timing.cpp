@@ -93,3 +93,25 @@ TEST(LinkTiming, Above4GiBUsesThe16ByteHeader) {
   ASSERT_EQ(b.arrivals_down.size(), 1u);
   EXPECT_EQ(b.arrivals_down[0], expect_ps(16 + 128 + 8, 5000, 4, 10, 8));
 }
+
+// pcie-bench's Gen3 x8 (docs/timing.md, Profiles): link.dllp_share_ppm takes the share of the
+// ACK and flow-control DLLPs and SKIP ordered sets, 8/203 + 8/203 + 4/1538 at MPS 256 (PCIe
+// r5.0 Tables 2-46..48, 3-7..9): a TLP's time is divided by (1 - share). What is left for TLPs
+// is pcie-model's 57.88 Gb/s; the default share (0) leaves the arithmetic above unchanged.
+TEST(LinkTiming, Gen3x8_DllpShareLeavesPcieBenchTlpBandwidth) {
+  Bench b(3, 8);
+  EXPECT_EQ(b.ctx.timing.get(timing::link_dllp_share_ppm), 0u);
+  b.ctx.timing.set("link.dllp_share_ppm", 81419);
+  std::vector<uint8_t> data(2048, 1);
+  b.writer.write(0x100000000ull, data.data(), data.size());  // 8 MWr of 16 + 256 + 8 bytes
+  sc_start();
+  // ceil(280 × 8 × 130 × 10^6 × 10^6 / (128 × 8000 × 8 × (10^6 - 81419)))
+  const uint64_t per_tlp = 38698;
+  const unsigned __int128 n = (unsigned __int128)280 * 8 * 130 * 1000000 * 1000000;
+  const unsigned __int128 d = (unsigned __int128)128 * 8000 * 8 * (1000000 - 81419);
+  ASSERT_EQ(uint64_t((n + d - 1) / d), per_tlp);
+  ASSERT_EQ(b.arrivals_down.size(), 8u);
+  EXPECT_EQ(b.arrivals_down[7], 8 * per_tlp);
+  const double gbps = 280.0 * 8 / per_tlp * 1000;  // bits per ps -> Gb/s
+  EXPECT_NEAR(gbps, 57.88, 57.88 * 0.001);
+}
