@@ -25,7 +25,7 @@ namespace {
 
 // How long the bridge waits for a kernel that owes it a message before declaring it hung:
 // wall time, which decides only whether a run fails, never what a passing run logs.
-constexpr int kHungMs = 120000;
+constexpr int kHungMs = 300000;
 
 int listen_unix(const std::string& path) {
   sockaddr_un addr{};
@@ -228,7 +228,9 @@ void LinuxBridge::spawn(const LinuxSpec& spec) {
   posix_spawn_file_actions_init(&fa);
   posix_spawn_file_actions_adddup2(&fa, in[0], 0);
   posix_spawn_file_actions_adddup2(&fa, out[1], 1);
-  posix_spawn_file_actions_adddup2(&fa, out[1], 2);
+  // stderr: the kernel's stderr console repeats what the console shows; kept in a file.
+  const std::string err = run_dir_ + "/stderr.log";
+  posix_spawn_file_actions_addopen(&fa, 2, err.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0600);
   const int rc = posix_spawn(&pid_, av[0], &fa, nullptr, av.data(), ev.data());
   posix_spawn_file_actions_destroy(&fa);
   close(in[0]);
