@@ -145,6 +145,7 @@ void HostMemory::read(uint64_t addr, uint8_t* out, uint64_t len) const {
 void HostMemory::write(uint64_t addr, const uint8_t* in, uint64_t len) {
   if (uint8_t* ext = attached_at(addr, len)) {
     std::memcpy(ext, in, len);
+    ++attached_writes_;
     return;
   }
   while (len) {

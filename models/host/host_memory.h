@@ -42,6 +42,8 @@ class HostMemory {
   // std::invalid_argument when the range is empty, wraps or overlaps an allocation.
   void attach(uint64_t base, uint64_t size, uint8_t* data);
   bool detach(uint64_t base);
+  // How many write() calls landed in attached memory (direct pointers are not counted).
+  uint64_t attached_writes() const { return attached_writes_; }
 
   // Direct access (the root complex's DMI grants): the page holding `addr` inside its
   // allocation, as a pointer to byte `*start` valid up to `*end` (inclusive), materialising the
@@ -61,6 +63,7 @@ class HostMemory {
   std::unordered_map<uint64_t, std::unique_ptr<Page>> pages_;
   std::map<uint64_t, uint64_t> regions_;  // start -> end (exclusive)
   std::map<uint64_t, uint8_t*> attached_;  // start of an attached region -> its bytes
+  uint64_t attached_writes_ = 0;
   // The bytes of [addr, addr + len) when it lies in an attached region, else null.
   uint8_t* attached_at(uint64_t addr, uint64_t len) const;
   uint64_t next_low_ = kLowBase, next_high_ = kHighBase;

@@ -195,8 +195,7 @@ void LinuxBridge::start(const LinuxSpec& spec) {
   pcie::Event e = ctx_.event("linux", "linux_start");
   e.u64("devices", spec.devices.size()).u64("mem_mib", spec.mem_mib);
   for (const auto& d : spec.devices) e.str("slot" + std::to_string(&d - spec.devices.data()), d.name);
-  serve(-1);
-  after_wait();
+  finish_slice(serve(-1));
 }
 
 void LinuxBridge::spawn(const LinuxSpec& spec) {
@@ -244,7 +243,7 @@ void LinuxBridge::spawn(const LinuxSpec& spec) {
   fcntl(stdout_fd_, F_SETFL, O_NONBLOCK);
 }
 
-void LinuxBridge::serve(int reply_fd) {
+LinuxBridge::Stop LinuxBridge::serve(int reply_fd) {
   while (pid_ > 0) {
     std::vector<pollfd> p;
     p.push_back({time_fd_ >= 0 ? time_fd_ : time_listen_, POLLIN, 0});
@@ -255,7 +254,7 @@ void LinuxBridge::serve(int reply_fd) {
     if (n < 0 && errno == EINTR) continue;
     if (n <= 0) {
       ended("the kernel sent nothing for " + std::to_string(kHungMs / 1000) + " s of wall time");
-      return;
+      return Stop::Ended;
     }
     drain_console();
     std::vector<short> rev;
@@ -271,22 +270,57 @@ void LinuxBridge::serve(int reply_fd) {
         close_fd(dev_fds_[i]);
       }
     }
+    if (held_) return Stop::Held;
     if (handled) continue;
     if (reply_fd >= 0 && (rev[1 + devs_.size()] & (POLLIN | POLLHUP))) {
       uint8_t reply[uml::kVhostUserHeaderBytes + 8];
       if (!read_full(reply_fd, reply, sizeof(reply)))
         ctx_.event("linux", "bad_request").str("device", "slave").str("what", "the kernel closed its request channel");
-      return;
+      return Stop::Replied;
     }
     if (time_fd_ >= 0 && (rev[0] & (POLLIN | POLLHUP))) {
       bool waited = false;
       if (!read_time(&waited)) {
         ended("the kernel closed its time-travel socket");
-        return;
+        return Stop::Ended;
       }
-      if (waited && reply_fd < 0) return;
+      if (waited && reply_fd < 0) return Stop::Waited;
     }
   }
+  return Stop::Ended;
+}
+
+void LinuxBridge::finish_slice(Stop s) {
+  if (s == Stop::Waited) {
+    after_wait();
+  } else if (s == Stop::Held) {
+    const uint64_t w = rc_.memory.attached_writes();
+    held_->since_ps = ctx_.local_ps();
+    held_->writes_at_start = held_->last_writes = w;
+    timer_.at(sc_core::sc_time::from_value(kHoldQuietPs), [this] { check_hold(); });
+  }
+}
+
+void LinuxBridge::check_hold() {
+  if (!held_ || pid_ <= 0) return;
+  const uint64_t w = rc_.memory.attached_writes(), now = ctx_.local_ps();
+  const bool answered = w != held_->writes_at_start, quiet = w == held_->last_writes;
+  held_->last_writes = w;
+  if (!(answered && quiet) && now - held_->since_ps < kHoldCapPs) {
+    timer_.at(sc_core::sc_time::from_value(kHoldQuietPs), [this] { check_hold(); });
+    return;
+  }
+  Held h = std::move(*held_);
+  held_.reset();
+  ctx_.event("linux", "held_write")
+      .str("device", devs_[h.dev]->spec().name)
+      .u64("held_ps", now - h.since_ps)
+      .boolean("answered", answered);
+  if (dev_fds_[h.dev] < 0 || !write_full(dev_fds_[h.dev], h.reply.data(), h.reply.size())) {
+    ended("the kernel's vhost-user socket closed during a held write");
+    return;
+  }
+  finish_slice(serve(-1));
 }
 
 void LinuxBridge::accept_ready(const std::vector<short>& rev) {
@@ -317,7 +351,11 @@ bool LinuxBridge::read_vhost(size_t i) {
   msg.resize(msg.size() + size);
   if (!recv_with_fds(dev_fds_[i], msg.data() + uml::kVhostUserHeaderBytes, size, &fds)) return false;
   ++messages_;
-  const std::vector<uint8_t> reply = devs_[i]->on_message(msg.data(), msg.size(), std::move(fds));
+  std::vector<uint8_t> reply = devs_[i]->on_message(msg.data(), msg.size(), std::move(fds));
+  if (devs_[i]->take_hold() && !reply.empty()) {
+    held_ = Held{i, std::move(reply)};
+    return true;
+  }
   return reply.empty() || write_full(dev_fds_[i], reply.data(), reply.size());
 }
 
@@ -458,8 +496,7 @@ void LinuxBridge::grant() {
     ended("the kernel's time-travel socket is closed");
     return;
   }
-  serve(-1);
-  after_wait();
+  finish_slice(serve(-1));
 }
 
 void LinuxBridge::console_input(const std::string& line) {
@@ -495,6 +532,7 @@ void LinuxBridge::ended(const std::string& why) {
   if (grant_) timer_.cancel(*grant_);
   grant_.reset();
   waiting_ = false;
+  held_.reset();
   ctx_.event("linux", "linux_exit")
       .str("why", why)
       .json("status", std::to_string(WIFEXITED(status) ? WEXITSTATUS(status) : -WTERMSIG(status)))

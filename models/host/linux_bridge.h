@@ -14,6 +14,12 @@
 // current simulated time. The kernel's console is read before each message is handled, and its
 // lines are logged at the time of the slice that printed them.
 //
+// A write the kernel then busy-waits on (LinuxDeviceSpec::held_writes: virtio_net spins with
+// cpu_relax() on its control queue, and a spinning kernel sends no message, so simulated time
+// could not pass) holds the kernel: the bridge keeps the REPLY_ACK of that virt-pci kick and
+// lets SystemC run until the device has written the kernel's memory and then been quiet for
+// kHoldQuietPs, or kHoldCapPs passed, and only then answers (event "held_write").
+//
 // Guest commands (LinuxBridge::console_input) are lines on the kernel's console input; the
 // guest's init (linux/guest_init.sh) runs each between "@@begin N" and "@@end N rc" markers,
 // which the bridge turns into one "sh" event with the output.
@@ -51,6 +57,8 @@ class LinuxBridge {
   static constexpr unsigned kMaxDevices = 8;  // virt-pci's MAX_DEVICES
   // Time of day the kernel reads (UM_TIMETRAVEL_GET_TOD) at simulated time 0: 2026-01-01 UTC.
   static constexpr uint64_t kEpochNs = 1767225600ull * 1000000000ull;
+  static constexpr uint64_t kHoldQuietPs = 10000000;      // 10 us
+  static constexpr uint64_t kHoldCapPs = 2000000000000;   // 2 s
 
   LinuxBridge(pcie::SimContext& ctx, RootComplex& rc, pcie::TimedQueue& timer);
   ~LinuxBridge();
@@ -70,8 +78,11 @@ class LinuxBridge {
   void stop();
 
  private:
+  enum class Stop { Waited, Replied, Held, Ended };
   void spawn(const LinuxSpec& spec);
-  void serve(int reply_fd);  // until WAIT (reply_fd < 0) or a reply on reply_fd; or the end
+  Stop serve(int reply_fd);  // until WAIT (reply_fd < 0), a reply on reply_fd, a hold, or the end
+  void finish_slice(Stop s);
+  void check_hold();
   void accept_ready(const std::vector<short>& revents);
   bool read_vhost(size_t dev);  // one message; false at EOF
   bool read_time(bool* waited);  // one message; false at EOF
@@ -106,6 +117,12 @@ class LinuxBridge {
   std::optional<Command> command_;  // between "@@begin" and "@@end"
   std::map<uint64_t, size_t> attached_;  // kernel memory attached to host memory: base -> device
   uint64_t messages_ = 0, grants_ = 0;
+  struct Held {
+    size_t dev = 0;
+    std::vector<uint8_t> reply;
+    uint64_t since_ps = 0, writes_at_start = 0, last_writes = 0;
+  };
+  std::optional<Held> held_;
 };
 
 }  // namespace dpusim::host

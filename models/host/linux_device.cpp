@@ -251,6 +251,7 @@ void LinuxDevice::mmio(const Chain& c, const PcidevMsg& m) {
   std::vector<uint8_t> bytes = m.op == VIRTIO_PCIDEV_OP_MMIO_MEMSET ? std::vector<uint8_t>(m.size, m.data[0]) : m.data;
   if (table && le32(bytes.data()) == uint32_t(kUmlMsiAddress)) put_le32(bytes.data(), uint32_t(msi_address_));
   host_.mem_write(addr, std::move(bytes));
+  if (std::find(spec_.held_writes.begin(), spec_.held_writes.end(), addr) != spec_.held_writes.end()) hold_ = true;
   complete(c, nullptr, 0);
   ++posted_unreaped_;
 }

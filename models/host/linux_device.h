@@ -42,6 +42,10 @@ struct LinuxDeviceSpec {
   int msix_bar = -1;  // the MSI-X table's BAR (-1: no MSI-X)
   uint32_t msix_offset = 0;
   unsigned msix_entries = 0;
+  // Addresses (dpusim's) of registers the kernel's driver busy-waits after writing, reading
+  // only memory (virtio_net's control-queue notify: virtnet_send_command_reply spins with
+  // cpu_relax()). A write there holds the kernel until the device has answered (linux_bridge.h).
+  std::vector<uint64_t> held_writes;
 };
 
 // What a device asks of the bridge: root-complex requests and the bridge's event log.
@@ -78,6 +82,12 @@ class LinuxDevice {
   unsigned posted_unreaped() const { return posted_unreaped_; }
   void reaped() { posted_unreaped_ = 0; }
   bool connected() const { return !memory_.empty(); }
+  // True once after a command queue kick wrote one of spec().held_writes.
+  bool take_hold() {
+    const bool h = hold_;
+    hold_ = false;
+    return h;
+  }
 
  private:
   // The value of a vhost-user request the kernel awaits (GET_*), or the REPLY_ACK status.
@@ -107,6 +117,7 @@ class LinuxDevice {
   std::deque<uint32_t> msis_;
   unsigned posted_unreaped_ = 0;
   uint64_t generation_ = 0;  // a new memory table or reset: reads in flight are dropped
+  bool hold_ = false;
 };
 
 }  // namespace dpusim::host::uml

@@ -19,6 +19,9 @@ import shutil
 from dpusim.drivers.pci import pci_host_probe
 from dpusim.drivers.pci_regs import (PCI_CAP_ID_MSIX, PCI_MSIX_FLAGS, PCI_MSIX_FLAGS_QSIZE, PCI_MSIX_TABLE,
                                      PCI_MSIX_TABLE_BIR)
+from dpusim.drivers.virtio_net import VIRTIO_NET_DEVICE_ID, VIRTIO_VENDOR_ID, VirtioNet
+from dpusim.drivers.virtio_regs import (VIRTIO_NET_CFG_MAX_VQ_PAIRS, VIRTIO_NET_F_CTRL_VQ, VIRTIO_NET_F_MQ,
+                                        VIRTIO_PCI_COMMON_Q_NOFF, VIRTIO_PCI_COMMON_Q_SELECT)
 from dpusim.errors import SimError
 from dpusim.units import s
 
@@ -55,6 +58,24 @@ def unavailable_reason():
     return None
 
 
+async def _held_writes(sim, pci, dev):
+    """The registers the kernel's driver busy-waits after writing (docs/linux.md, "Held
+    writes"): for virtio-net, the control queue's notify address (virtnet_send_command_reply
+    spins with cpu_relax() until the device answers). Found as virtio_pci finds it: the
+    notify capability, and queue_notify_off of queue 2 * max_virtqueue_pairs."""
+    if (dev.vendor, dev.device) != (VIRTIO_VENDOR_ID, VIRTIO_NET_DEVICE_ID):
+        return []
+    net = VirtioNet(sim, pci, dev)
+    await net.find_caps()
+    features = await net.get_features()
+    if not features >> VIRTIO_NET_F_CTRL_VQ & 1:
+        return []
+    pairs = await net.cread(VIRTIO_NET_CFG_MAX_VQ_PAIRS, 2) if features >> VIRTIO_NET_F_MQ & 1 else 1
+    await net.w16(VIRTIO_PCI_COMMON_Q_SELECT, 2 * pairs)
+    notify_off = await net.r16(VIRTIO_PCI_COMMON_Q_NOFF)
+    return [net.notify_base + notify_off * net.notify_mult]
+
+
 async def _device_spec(sim, pci, name):
     rid = sim.platform.function_id(name)
     dev = pci.find(rid)
@@ -62,7 +83,8 @@ async def _device_spec(sim, pci, name):
         raise ValueError(f"{name}: not an endpoint function the PCI driver enumerated")
     spec = {"name": name, "bdf": rid, "msix_bar": -1, "msix_offset": 0, "msix_entries": 0,
             "bars": [{"index": b.index, "base": b.base, "size": b.size, "is64": b.is64, "prefetch": b.prefetch}
-                     for b in dev.bars]}
+                     for b in dev.bars],
+            "held_writes": await _held_writes(sim, pci, dev)}
     msix = dev.cap(PCI_CAP_ID_MSIX)
     if msix is not None:
         flags = await pci.read(rid, msix + PCI_MSIX_FLAGS, 2)

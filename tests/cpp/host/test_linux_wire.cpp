@@ -115,6 +115,7 @@ class LinuxDeviceTest : public ::testing::Test {
     spec.msix_bar = 0;
     spec.msix_offset = 0x2000;
     spec.msix_entries = 4;
+    spec.held_writes = {0x4000003000ull};
     uml::LinuxDeviceHost host;
     host.config_read = [this](uint16_t bdf, uint16_t off, unsigned size, uml::LinuxDeviceHost::Done done) {
       log.push_back("cfgrd " + std::to_string(bdf) + " " + std::to_string(off) + " " + std::to_string(size));
@@ -212,6 +213,14 @@ TEST_F(LinuxDeviceTest, TheMsixAddressOfVirtPciBecomesTheMsiWindow) {
   EXPECT_EQ(log.back(), "memwr " + std::to_string(0x4000002010ull) + " " + std::to_string(0xfee00000u));
   command(pcidev(uml::VIRTIO_PCIDEV_OP_MMIO_WRITE, 0, 4, 0x2018, {0x00, 0x00, 0x0a, 0x00}));  // data, not address
   EXPECT_EQ(log.back(), "memwr " + std::to_string(0x4000002018ull) + " " + std::to_string(0xa0000u));
+}
+
+TEST_F(LinuxDeviceTest, AWriteTheDriverSpinsOnHoldsTheKernelOnceAndOtherWritesDoNot) {
+  command(pcidev(uml::VIRTIO_PCIDEV_OP_MMIO_WRITE, 0, 2, 0x3004, {8, 0}));
+  EXPECT_FALSE(dev->take_hold());
+  command(pcidev(uml::VIRTIO_PCIDEV_OP_MMIO_WRITE, 0, 2, 0x3000, {8, 0}));
+  EXPECT_TRUE(dev->take_hold());
+  EXPECT_FALSE(dev->take_hold());
 }
 
 TEST_F(LinuxDeviceTest, BadAccessesAreAnsweredAsPcieWouldAndLogged) {
