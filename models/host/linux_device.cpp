@@ -126,14 +126,21 @@ uint64_t LinuxDevice::vhost(const VhostUserMsg& m, std::vector<int>& fds, bool* 
 
 void LinuxDevice::kick(uint32_t index) {
   if (index != kCmdQueue) return;  // the interrupt queue's new buffers wait for flush_msis()
+  std::string error;
+  if (!rings_[kCmdQueue].ready(memory_, &error)) {
+    bad("command queue kicked before it is set up: " + error);
+    return;
+  }
   for (;;) {
     Chain c;
-    std::string error;
     const int got = rings_[kCmdQueue].pop(memory_, &c, &error);
     if (got == 0) return;
     if (got < 0) {
+      // The chain is returned empty, so the kernel's wait for it ends (virt-pci then sees a
+      // read of all ones: the buffer it gave is left as it was, 0xff-filled by virt-pci).
       bad("command queue: " + error);
-      return;
+      if (c.head < rings_[kCmdQueue].num()) rings_[kCmdQueue].push(memory_, c.head, 0);
+      continue;
     }
     PcidevMsg m;
     if (!parse_pcidev_msg(c.out.data(), c.out.size(), &m, &error)) {
