@@ -312,6 +312,7 @@ void LinuxBridge::check_hold() {
   }
   Held h = std::move(*held_);
   held_.reset();
+  held_total_ps_ += now - h.since_ps;
   ctx_.event("linux", "held_write")
       .str("device", devs_[h.dev]->spec().name)
       .u64("held_ps", now - h.since_ps)
@@ -477,8 +478,8 @@ void LinuxBridge::reschedule() {
     grant_.reset();
   }
   // A request at the end of time (the idle loop with no timer) is no request.
-  if (pid_ <= 0 || !waiting_ || requested_ns_ >= kNever / 1000) return;
-  const uint64_t at = requested_ns_ * 1000, now = ctx_.local_ps();
+  if (pid_ <= 0 || !waiting_ || requested_ns_ >= kNever / 1000 - held_total_ps_ / 1000) return;
+  const uint64_t at = requested_ns_ * 1000 + held_total_ps_, now = ctx_.local_ps();
   grant_ = timer_.at(sc_core::sc_time::from_value(at > now ? at - now : 0), [this] { grant(); });
 }
 
@@ -487,9 +488,9 @@ void LinuxBridge::grant() {
   if (pid_ <= 0 || !waiting_) return;
   waiting_ = false;
   ++grants_;
-  // The kernel runs at the time it asked for (never earlier; later only when an interrupt it
-  // took while waiting asked for now).
-  const uint64_t t = std::max(requested_ns_, now_ns());
+  // The kernel runs at exactly the time it asked for: its time-travel loop checks that the
+  // event it waited for is due (arch/um/kernel/time.c, time_travel_update_time).
+  const uint64_t t = requested_ns_;
   requested_ns_ = kNever;
   const std::vector<uint8_t> bytes = uml::timetravel_bytes({uml::UM_TIMETRAVEL_RUN, 0, t});
   if (!write_full(time_fd_, bytes.data(), bytes.size())) {

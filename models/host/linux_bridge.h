@@ -18,7 +18,10 @@
 // cpu_relax() on its control queue, and a spinning kernel sends no message, so simulated time
 // could not pass) holds the kernel: the bridge keeps the REPLY_ACK of that virt-pci kick and
 // lets SystemC run until the device has written the kernel's memory and then been quiet for
-// kHoldQuietPs, or kHoldCapPs passed, and only then answers (event "held_write").
+// kHoldQuietPs, or kHoldCapPs passed, and only then answers (event "held_write"). The kernel's
+// clock stood still meanwhile, and stays behind simulated time by the time held: a grant for
+// kernel time t runs at simulated time t plus every hold so far, so each poll of a later read
+// still lets simulated time pass.
 //
 // Guest commands (LinuxBridge::console_input) are lines on the kernel's console input; the
 // guest's init (linux/guest_init.sh) runs each between "@@begin N" and "@@end N rc" markers,
@@ -94,7 +97,8 @@ class LinuxBridge {
   void reschedule();
   void grant();
   void ended(const std::string& why);
-  uint64_t now_ns() const { return ctx_.local_ps() / 1000; }
+  // The kernel's clock: simulated time less the time it spent held (it stood still then).
+  uint64_t now_ns() const { return (ctx_.local_ps() - held_total_ps_) / 1000; }
   uml::LinuxDeviceHost device_host(size_t index);
 
   pcie::SimContext& ctx_;
@@ -123,6 +127,7 @@ class LinuxBridge {
     uint64_t since_ps = 0, writes_at_start = 0, last_writes = 0;
   };
   std::optional<Held> held_;
+  uint64_t held_total_ps_ = 0;
 };
 
 }  // namespace dpusim::host
