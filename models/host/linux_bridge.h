@@ -60,7 +60,7 @@ class LinuxBridge {
   static constexpr unsigned kMaxDevices = 8;  // virt-pci's MAX_DEVICES
   // Time of day the kernel reads (UM_TIMETRAVEL_GET_TOD) at simulated time 0: 2026-01-01 UTC.
   static constexpr uint64_t kEpochNs = 1767225600ull * 1000000000ull;
-  static constexpr uint64_t kHoldQuietPs = 10000000;      // 10 us
+  static constexpr uint64_t kHoldQuietPs = 50000000;      // 50 us
   static constexpr uint64_t kHoldCapPs = 2000000000000;   // 2 s
 
   LinuxBridge(pcie::SimContext& ctx, RootComplex& rc, pcie::TimedQueue& timer);
