@@ -54,6 +54,13 @@ bool read_full(int fd, uint8_t* p, size_t n) {
 
 bool write_full(int fd, const uint8_t* p, size_t n, const std::vector<int>& fds = {}) {
   bool first = true;
+  while (n && fds.empty()) {  // a pipe (the console) or a socket: plain writes
+    const ssize_t w = write(fd, p, n);
+    if (w < 0 && errno == EINTR) continue;
+    if (w <= 0) return false;
+    p += w;
+    n -= size_t(w);
+  }
   while (n) {
     iovec iov{const_cast<uint8_t*>(p), n};
     msghdr msg{};
