@@ -212,14 +212,16 @@ void LinuxBridge::spawn(const LinuxSpec& spec) {
   fcntl(out[0], F_SETPIPE_SZ, 1 << 20);
   std::vector<std::string> argv = {"/usr/bin/setarch", "x86_64", "-R", spec.kernel};
   argv.push_back("mem=" + std::to_string(spec.mem_mib) + "M");
-  argv.push_back("time-travel=ext:0:" + run_dir_ + "/tt.sock");
+  // Paths relative to the run folder (the kernel's working directory): the kernel mixes its
+  // command line into its random pool (random_init_early), so it must not name a folder that
+  // differs from run to run.
+  argv.push_back("time-travel=ext:0:tt.sock");
   for (size_t i = 0; i < spec.devices.size(); ++i)
-    argv.push_back("virtio_uml.device=" + run_dir_ + "/vu" + std::to_string(i) + ".sock:" +
-                   std::to_string(spec.virtio_device_id));
+    argv.push_back("virtio_uml.device=vu" + std::to_string(i) + ".sock:" + std::to_string(spec.virtio_device_id));
   for (const char* a : {"root=/dev/root", "rootfstype=hostfs", "rootflags=/", "ro", "con0=fd:0,fd:1", "con=null",
                         "umid=dpusim", "printk.time=1"})
     argv.push_back(a);
-  argv.push_back("uml_dir=" + run_dir_);
+  argv.push_back("uml_dir=.");
   argv.push_back("init=" + spec.init);
   for (const auto& a : spec.args) argv.push_back(a);
   std::vector<std::string> env = {"PATH=/usr/sbin:/usr/bin:/sbin:/bin", "TMPDIR=" + run_dir_, "HOME=" + run_dir_,
@@ -232,10 +234,11 @@ void LinuxBridge::spawn(const LinuxSpec& spec) {
   ev.push_back(nullptr);
   posix_spawn_file_actions_t fa;
   posix_spawn_file_actions_init(&fa);
+  posix_spawn_file_actions_addchdir_np(&fa, run_dir_.c_str());
   posix_spawn_file_actions_adddup2(&fa, in[0], 0);
   posix_spawn_file_actions_adddup2(&fa, out[1], 1);
   // stderr: the kernel's stderr console repeats what the console shows; kept in a file.
-  const std::string err = run_dir_ + "/stderr.log";
+  const std::string err = "stderr.log";  // in the run folder (the chdir comes first)
   posix_spawn_file_actions_addopen(&fa, 2, err.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0600);
   const int rc = posix_spawn(&pid_, av[0], &fa, nullptr, av.data(), ev.data());
   posix_spawn_file_actions_destroy(&fa);
