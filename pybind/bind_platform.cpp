@@ -14,6 +14,38 @@ namespace tlp = dpusim::tlp;
 
 namespace {
 
+// The kernel and its devices from dpusim.linux: {"kernel", "init", "run_dir", "preload",
+// "mem_mib", "virtio_device_id", "args": [...], "devices": [{"name", "bdf", "bars": [{"index",
+// "base", "size", "is64", "prefetch"}], "msix_bar", "msix_offset", "msix_entries", "held_writes"}]}.
+dpusim::host::LinuxSpec linux_spec_from(const py::dict& d) {
+  dpusim::host::LinuxSpec s;
+  s.kernel = d["kernel"].cast<std::string>();
+  s.init = d["init"].cast<std::string>();
+  s.run_dir = d["run_dir"].cast<std::string>();
+  s.preload = d["preload"].cast<std::string>();
+  s.mem_mib = d["mem_mib"].cast<unsigned>();
+  s.virtio_device_id = d["virtio_device_id"].cast<uint32_t>();
+  s.args = d["args"].cast<std::vector<std::string>>();
+  for (const py::handle h : d["devices"].cast<py::list>()) {
+    const py::dict dev = h.cast<py::dict>();
+    dpusim::host::uml::LinuxDeviceSpec ds;
+    ds.name = dev["name"].cast<std::string>();
+    ds.bdf = dev["bdf"].cast<uint16_t>();
+    for (const py::handle b : dev["bars"].cast<py::list>()) {
+      const py::dict bd = b.cast<py::dict>();
+      ds.bars.push_back({bd["index"].cast<unsigned>(), bd["base"].cast<uint64_t>(), bd["size"].cast<uint64_t>(),
+                         bd["is64"].cast<bool>(), bd["prefetch"].cast<bool>()});
+    }
+    ds.msix_bar = dev["msix_bar"].cast<int>();
+    ds.msix_offset = dev["msix_offset"].cast<uint32_t>();
+    ds.msix_entries = dev["msix_entries"].cast<unsigned>();
+    ds.held_writes = dev["held_writes"].cast<std::vector<uint64_t>>();
+    s.devices.push_back(std::move(ds));
+  }
+  return s;
+}
+
+
 struct PyNotification {
   std::string kind;
   uint64_t token, time_ps, address;
@@ -349,6 +381,10 @@ DPUSIM_PYBIND(platform) {
       .def("set_log_enabled", [](Platform& p, bool on) { p.ctx().log.set_enabled(on); })
       .def("log_level", [](Platform& p) { return std::string(dpusim::pcie::log_level_name(p.spec().log.level)); })
       .def("log_digest", [](Platform& p) { return p.ctx().log.digest(); })
+      .def("linux_start", [](Platform& p, const py::dict& d) { p.linux_bridge().start(linux_spec_from(d)); },
+           py::call_guard<py::gil_scoped_release>())
+      .def("linux_input", [](Platform& p, const std::string& line) { p.linux_bridge().console_input(line); })
+      .def("linux_running", [](Platform& p) { return p.linux_bridge().running(); })
       .def("set_fidelity", [](Platform& p, const std::string& mode, const std::string& device) {
         try {
           p.set_fidelity(dpusim::pcie::parse_fidelity(mode), device);

@@ -29,7 +29,7 @@ uint64_t HostMemory::alloc(uint64_t size, uint64_t align) {
 
 bool HostMemory::free(uint64_t addr) {
   auto it = regions_.find(addr);
-  if (it == regions_.end()) return false;
+  if (it == regions_.end() || attached_.count(addr)) return false;  // attached memory: detach()
   allocated_bytes_ -= it->second - it->first;
   if (on_change) on_change(it->first, it->second);  // before the pages go
   for (uint64_t p = it->first / kPage; p <= (it->second - 1) / kPage; ++p) {
@@ -43,6 +43,37 @@ bool HostMemory::free(uint64_t addr) {
   recent_.fill({0, nullptr});
   regions_.erase(it);
   return true;
+}
+
+void HostMemory::attach(uint64_t base, uint64_t size, uint8_t* data) {
+  if (size == 0 || base + size < base || !data)
+    throw std::invalid_argument("attached memory of " + std::to_string(size) + " bytes at " + std::to_string(base) +
+                                " is empty or wraps");
+  auto next = regions_.lower_bound(base);
+  if ((next != regions_.end() && next->first < base + size) ||
+      (next != regions_.begin() && std::prev(next)->second > base))
+    throw std::invalid_argument("attached memory at " + std::to_string(base) + " overlaps an allocation");
+  regions_[base] = base + size;
+  attached_[base] = data;
+  if (on_change) on_change(base, base + size);
+}
+
+bool HostMemory::detach(uint64_t base) {
+  auto it = attached_.find(base);
+  if (it == attached_.end()) return false;
+  if (on_change) on_change(base, regions_[base]);
+  regions_.erase(base);
+  attached_.erase(it);
+  return true;
+}
+
+uint8_t* HostMemory::attached_at(uint64_t addr, uint64_t len) const {
+  if (attached_.empty()) return nullptr;
+  auto it = attached_.upper_bound(addr);
+  if (it == attached_.begin()) return nullptr;
+  --it;
+  const uint64_t end = regions_.at(it->first);
+  return addr >= it->first && addr + len <= end ? it->second + (addr - it->first) : nullptr;
 }
 
 bool HostMemory::allocated(uint64_t addr, uint64_t len) const {
@@ -61,6 +92,7 @@ uint8_t* HostMemory::direct(uint64_t addr, uint64_t* start, uint64_t* end) {
     if (addr < it->second) {
       *start = std::max(page_lo, it->first);
       *end = std::min(page_hi, it->second - 1);
+      if (uint8_t* ext = attached_at(*start, 1)) return ext;
       return page(addr / kPage, true)->data() + (*start - page_lo);
     }
     *start = std::max(page_lo, it->second);
@@ -91,6 +123,10 @@ HostMemory::Page* HostMemory::page(uint64_t number, bool create) const {
 }
 
 void HostMemory::read(uint64_t addr, uint8_t* out, uint64_t len) const {
+  if (const uint8_t* ext = attached_at(addr, len)) {
+    std::memcpy(out, ext, len);
+    return;
+  }
   while (len) {
     const uint64_t off = addr % kPage;
     const uint64_t n = std::min(len, kPage - off);
@@ -107,6 +143,11 @@ void HostMemory::read(uint64_t addr, uint8_t* out, uint64_t len) const {
 }
 
 void HostMemory::write(uint64_t addr, const uint8_t* in, uint64_t len) {
+  if (uint8_t* ext = attached_at(addr, len)) {
+    std::memcpy(ext, in, len);
+    ++attached_writes_;
+    return;
+  }
   while (len) {
     const uint64_t off = addr % kPage;
     const uint64_t n = std::min(len, kPage - off);

@@ -36,6 +36,15 @@ class HostMemory {
 
   uint64_t allocated_bytes() const { return allocated_bytes_; }
 
+  // Memory that lives elsewhere: [base, base + size) is `data` (a user-mode kernel's RAM as the
+  // vhost-user memory table maps it, linux_bridge.h). It counts as allocated, so devices reach
+  // it by DMA like any allocation; the owner keeps `data` valid until detach(). Throws
+  // std::invalid_argument when the range is empty, wraps or overlaps an allocation.
+  void attach(uint64_t base, uint64_t size, uint8_t* data);
+  bool detach(uint64_t base);
+  // How many write() calls landed in attached memory (direct pointers are not counted).
+  uint64_t attached_writes() const { return attached_writes_; }
+
   // Direct access (the root complex's DMI grants): the page holding `addr` inside its
   // allocation, as a pointer to byte `*start` valid up to `*end` (inclusive), materialising the
   // page; null when `addr` is in no allocation, with [*start, *end] then the unallocated gap on
@@ -53,6 +62,10 @@ class HostMemory {
   // Looked up by page number only, never iterated: the order of an unordered map cannot leak.
   std::unordered_map<uint64_t, std::unique_ptr<Page>> pages_;
   std::map<uint64_t, uint64_t> regions_;  // start -> end (exclusive)
+  std::map<uint64_t, uint8_t*> attached_;  // start of an attached region -> its bytes
+  uint64_t attached_writes_ = 0;
+  // The bytes of [addr, addr + len) when it lies in an attached region, else null.
+  uint8_t* attached_at(uint64_t addr, uint64_t len) const;
   uint64_t next_low_ = kLowBase, next_high_ = kHighBase;
   uint64_t allocated_bytes_ = 0;
   mutable std::array<std::pair<uint64_t, Page*>, 16> recent_{};  // (page number + 1, page)

@@ -109,7 +109,7 @@ Platform::Platform(const PlatformSpec& spec, const Outputs& outputs) : spec_(spe
   host_->claim_msi = [this](const host::MsiEvent& ev) {
     for (const auto& g : guests_)
       if (g->on_msi(ev)) return true;
-    return false;
+    return linux_ && linux_->claim_msi(ev);
   };
   guest_timer_ = new pcie::TimedQueue("guest");
   host_->on_memory_write = [this](uint64_t id) {
@@ -381,9 +381,16 @@ uint64_t Platform::raw(const tlp::Header& h, std::vector<uint8_t> bytes) {
   return token;
 }
 
+host::LinuxBridge& Platform::linux_bridge() {
+  if (finished_) throw std::logic_error("the platform has finished");
+  if (!linux_) linux_ = std::make_unique<host::LinuxBridge>(*ctx_, *host_, *guest_timer_);
+  return *linux_;
+}
+
 void Platform::finish() {
   if (finished_) return;
   finished_ = true;
+  if (linux_) linux_->stop();
   const auto run = [this](const std::function<bool()>& done) { run_until(done); };
   if (family_) family_->shutdown(run);
   for (const auto& e : endpoints_)

@@ -25,6 +25,7 @@
 #include "switch/pcie_switch.h"
 #include "net/peers.h"
 #include "platform/platform_doc.h"
+#include "host/linux_bridge.h"
 #include "host/root_complex.h"
 #include "tlm/sim_context.h"
 #include "tlm/trace_writer.h"
@@ -96,6 +97,9 @@ class Platform {
   // A C++ driver by id; throws std::invalid_argument if there is none.
   guest::GuestDatapath& guest_datapath(uint64_t id);
 
+  // The bridge to a user-mode Linux kernel (host/linux_bridge.h), made on first use.
+  host::LinuxBridge& linux_bridge();
+
   // Ends the run: the device family's shutdown (which may advance simulated time), the frame
   // ledger checked, the VCD closed (with its fixed date), the log flushed. Nothing may run
   // afterwards.
@@ -128,7 +132,8 @@ class Platform {
   std::vector<std::unique_ptr<pcie::Port>> empty_ports_;  // far ends of empty slots' links
   std::vector<sc_core::sc_object*> owned_;  // modules, deleted with the platform
   std::unique_ptr<pcie::VcdFile> vcd_;  // waves.vcd
-  pcie::TimedQueue* guest_timer_ = nullptr;  // the C++ guest drivers' timers
+  pcie::TimedQueue* guest_timer_ = nullptr;  // the C++ guest drivers' timers (and the Linux bridge's)
+  std::unique_ptr<host::LinuxBridge> linux_;
   std::vector<std::unique_ptr<guest::GuestDatapath>> guests_;
   std::unique_ptr<pcie::TraceWriter> trace_;
   uint64_t next_token_ = 1;

@@ -214,6 +214,12 @@ class Sim:
         beside the running one; a future of its dpusim.vnet.Process."""
         return vnet_start_standby(self, options)
 
+    def boot_linux(self, devices, **kw):
+        """Boots a user-mode Linux kernel whose own drivers drive the endpoint functions
+        `devices` ("ep0"...); a coroutine of its dpusim.linux.Linux (docs/linux.md)."""
+        from dpusim.linux import boot_linux
+        return boot_linux(self, devices, **kw)
+
     def set_cost(self, name, value):
         """Overrides a timing-profile parameter from now on (logged as timing_override)."""
         self.platform.set_timing(name, int(value))

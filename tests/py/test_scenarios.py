@@ -7,8 +7,10 @@ from dpusim.cli import load_scenario
 from dpusim.run import run
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-# A scenario on an RTL block (rtl_*.py) needs the RTL co-simulation: marker `rtl`.
-SCENARIOS = [pytest.param(f, marks=pytest.mark.rtl) if f.startswith("rtl_") else f
+# A scenario on an RTL block (rtl_*.py) needs the RTL co-simulation: marker `rtl`; one that
+# boots the user-mode Linux kernel (linux_*.py, docs/linux.md) needs the kernel: marker `linux`.
+MARKS = {"rtl_": pytest.mark.rtl, "linux_": pytest.mark.linux}
+SCENARIOS = [next((pytest.param(f, marks=m) for p, m in MARKS.items() if f.startswith(p)), f)
              for f in sorted(f for f in os.listdir(os.path.join(ROOT, "scenarios")) if f.endswith(".py"))]
 
 

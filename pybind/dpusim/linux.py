@@ -1,0 +1,141 @@
+"""A real Linux kernel on the platform: user-mode Linux with its own drivers, in simulated time
+(docs/linux.md).
+
+    linux = await sim.boot_linux(devices=["ep0", "ep1"])
+    rc, out = await linux.sh("ip -br link")
+    await linux.halt()
+
+The Python PCI driver enumerates the switch first (bus numbers, BARs, windows); then the
+kernel, built by `./dpusim linux-build` into build/linux/, boots with one virt-pci slot per
+endpoint function named in `devices` and binds its own drivers to them (virtio_net through
+virtio_pci, ionic). The bridge on the root complex (models/host/linux_bridge.h) is its
+vhost-user device and its time-travel scheduler, so the kernel's time is simulated time and a
+run replays from its seed. Its console lines are "console" events of path "linux"; each
+command is one "sh" event with its exit status and output.
+"""
+import os
+import shutil
+
+from dpusim.drivers.pci import pci_host_probe
+from dpusim.drivers.pci_regs import (PCI_CAP_ID_MSIX, PCI_MSIX_FLAGS, PCI_MSIX_FLAGS_QSIZE, PCI_MSIX_TABLE,
+                                     PCI_MSIX_TABLE_BIR)
+from dpusim.drivers.virtio_net import VIRTIO_NET_DEVICE_ID, VIRTIO_VENDOR_ID, VirtioNet
+from dpusim.drivers.virtio_regs import (VIRTIO_NET_CFG_MAX_VQ_PAIRS, VIRTIO_NET_F_CTRL_VQ, VIRTIO_NET_F_MQ,
+                                        VIRTIO_PCI_COMMON_Q_NOFF, VIRTIO_PCI_COMMON_Q_SELECT)
+from dpusim.errors import SimError
+from dpusim.units import s
+
+# CONFIG_UML_PCI_OVER_VIRTIO_DEVICE_ID in linux/uml.config: virt-pci binds to this virtio ID.
+VIRTIO_DEVICE_ID = 1234
+
+
+class LinuxUnavailable(SimError):
+    """The kernel (or the getrandom shim) has not been built: `./dpusim linux-build`."""
+
+
+def _root():
+    return os.environ.get("DPUSIM_ROOT") or os.path.dirname(os.path.dirname(os.path.dirname(__file__)))
+
+
+def build_dir():
+    """Where `./dpusim linux-build` puts the kernel: build/linux/."""
+    return os.path.join(os.environ.get("DPUSIM_BUILD_DIR") or os.path.join(_root(), "build"), "linux")
+
+
+def kernel_path():
+    """The ARCH=um kernel: $DPUSIM_LINUX_KERNEL (your own build), else build/linux/linux."""
+    return os.environ.get("DPUSIM_LINUX_KERNEL") or os.path.join(build_dir(), "linux")
+
+
+def unavailable_reason():
+    """Why a kernel cannot be booted here, or None."""
+    kernel = kernel_path()
+    if not os.access(kernel, os.X_OK):
+        return f"no user-mode Linux kernel at {kernel}: run ./dpusim linux-build"
+    shim = os.path.join(build_dir(), "uml_getrandom.so")
+    if not os.path.exists(shim):
+        return f"no getrandom shim at {shim}: run ./dpusim linux-build"
+    return None
+
+
+async def _held_writes(sim, pci, dev):
+    """The registers the kernel's driver busy-waits after writing (docs/linux.md, "Held
+    writes"): for virtio-net, the control queue's notify address (virtnet_send_command_reply
+    spins with cpu_relax() until the device answers). Found as virtio_pci finds it: the
+    notify capability, and queue_notify_off of queue 2 * max_virtqueue_pairs."""
+    if (dev.vendor, dev.device) != (VIRTIO_VENDOR_ID, VIRTIO_NET_DEVICE_ID):
+        return []
+    net = VirtioNet(sim, pci, dev)
+    await net.find_caps()
+    features = await net.get_features()
+    if not features >> VIRTIO_NET_F_CTRL_VQ & 1:
+        return []
+    pairs = await net.cread(VIRTIO_NET_CFG_MAX_VQ_PAIRS, 2) if features >> VIRTIO_NET_F_MQ & 1 else 1
+    await net.w16(VIRTIO_PCI_COMMON_Q_SELECT, 2 * pairs)
+    notify_off = await net.r16(VIRTIO_PCI_COMMON_Q_NOFF)
+    return [net.notify_base + notify_off * net.notify_mult]
+
+
+async def _device_spec(sim, pci, name):
+    rid = sim.platform.function_id(name)
+    dev = pci.find(rid)
+    if dev is None or dev.is_bridge:
+        raise ValueError(f"{name}: not an endpoint function the PCI driver enumerated")
+    spec = {"name": name, "bdf": rid, "msix_bar": -1, "msix_offset": 0, "msix_entries": 0,
+            "bars": [{"index": b.index, "base": b.base, "size": b.size, "is64": b.is64, "prefetch": b.prefetch}
+                     for b in dev.bars],
+            "held_writes": await _held_writes(sim, pci, dev)}
+    msix = dev.cap(PCI_CAP_ID_MSIX)
+    if msix is not None:
+        flags = await pci.read(rid, msix + PCI_MSIX_FLAGS, 2)
+        table = await pci.read(rid, msix + PCI_MSIX_TABLE)
+        spec.update(msix_bar=table & PCI_MSIX_TABLE_BIR, msix_offset=table & ~PCI_MSIX_TABLE_BIR,
+                    msix_entries=(flags & PCI_MSIX_FLAGS_QSIZE) + 1)
+    return spec
+
+
+class Linux:
+    """The running kernel, as a scenario drives it."""
+
+    def __init__(self, sim, run_dir):
+        self.sim = sim
+        self.run_dir = run_dir
+        self._next = 1
+
+    async def sh(self, cmd, timeout_ps=s(60)):
+        """Runs `cmd` in the guest's shell; (exit status, output). SimTimeout if it has not
+        ended within `timeout_ps` of simulated time."""
+        n = self._next
+        self._next += 1
+        done = self.sim.wait_event("sh", path="linux", id=n)
+        self.sim.platform.linux_input(f"{n} {cmd}")
+        ev = await self.sim.timeout(done, timeout_ps)
+        return ev["rc"], ev["out"]
+
+    async def halt(self, timeout_ps=s(10)):
+        """Powers the guest off (sysrq 'o'); the "linux_exit" event."""
+        done = self.sim.wait_event("linux_exit", path="linux")
+        self.sim.platform.linux_input("0 echo o > /proc/sysrq-trigger")
+        ev = await self.sim.timeout(done, timeout_ps)
+        shutil.rmtree(self.run_dir, ignore_errors=True)
+        return ev
+
+
+async def boot_linux(sim, devices, pci=None, mem_mib=128, args=(), timeout_ps=s(120)):
+    """Boots the kernel with `devices` (endpoint paths, "ep0"...) in virt-pci slots 0, 1...;
+    returns a Linux once its init takes commands. `pci`: the PciHost of an enumeration already
+    done (else the switch is enumerated here)."""
+    reason = unavailable_reason()
+    if reason:
+        raise LinuxUnavailable(reason)
+    if pci is None:
+        pci = await pci_host_probe(sim)
+    specs = [await _device_spec(sim, pci, name) for name in devices]
+    run_dir = os.path.join(build_dir(), f"run-{os.getpid()}")
+    ready = sim.wait_event("console", path="linux", line="@@ready")
+    sim.platform.linux_start({
+        "kernel": kernel_path(), "init": os.path.join(_root(), "linux", "guest_init.sh"), "run_dir": run_dir,
+        "preload": os.path.join(build_dir(), "uml_getrandom.so"), "mem_mib": mem_mib,
+        "virtio_device_id": VIRTIO_DEVICE_ID, "args": list(args), "devices": specs})
+    await sim.timeout(ready, timeout_ps)
+    return Linux(sim, run_dir)
