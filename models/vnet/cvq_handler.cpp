@@ -1,6 +1,7 @@
 #include "vnet/cvq_handler.h"
 
 #include "vnet/mq_start.h"
+#include "vnet/virtio_function.h"
 #include "vnet/vnet_timing.h"
 
 namespace dpusim::vnet {
@@ -35,24 +36,19 @@ void CvqHandler::handle(unsigned i, CtrlReq req, pcie::Activity& w) {
   }
   w.then([this, i, req, &w] {
     uint8_t status = VIRTIO_NET_ERR;
-    switch (req.cls) {
-      case VIRTIO_NET_CTRL_RX:
-        app_.log.info(kWorkerThread, "RX ctrl cmd: %u (handled by backend)", unsigned(req.cmd));
+    switch (VirtioFunction::ctrl_kind(req)) {
+      case VirtioFunction::CtrlKind::BACKEND: {
+        const char* cls = req.cls == VIRTIO_NET_CTRL_RX ? "RX" : req.cls == VIRTIO_NET_CTRL_MAC ? "MAC" : "VLAN";
+        app_.log.info(kWorkerThread, "%s ctrl cmd: %u (handled by backend)", cls, unsigned(req.cmd));
         status = VIRTIO_NET_OK;
         break;
-      case VIRTIO_NET_CTRL_MAC:
-        app_.log.info(kWorkerThread, "MAC ctrl cmd: %u (handled by backend)", unsigned(req.cmd));
-        status = VIRTIO_NET_OK;
-        break;
-      case VIRTIO_NET_CTRL_VLAN:
-        app_.log.info(kWorkerThread, "VLAN ctrl cmd: %u (handled by backend)", unsigned(req.cmd));
-        status = VIRTIO_NET_OK;
-        break;
-      case VIRTIO_NET_CTRL_MQ:
-        if (req.cmd == VIRTIO_NET_CTRL_MQ_VQ_PAIRS_SET) return void(vq_pairs_set(i, req, w));
+      }
+      case VirtioFunction::CtrlKind::MQ_VQ_PAIRS_SET:
+        return void(vq_pairs_set(i, req, w));
+      case VirtioFunction::CtrlKind::UNSUPPORTED_MQ:
         app_.log.warn(kWorkerThread, "Unsupported MQ cmd: %u", unsigned(req.cmd));
         break;
-      default:
+      case VirtioFunction::CtrlKind::UNSUPPORTED_CLASS:
         app_.log.warn(kWorkerThread, "Unsupported ctrl class: %u", unsigned(req.cls));
     }
     if (Controller& c = app_.controllers[i]; c.engine) c.engine->ctrl_req_complete(req.head, status);
@@ -62,13 +58,14 @@ void CvqHandler::handle(unsigned i, CtrlReq req, pcie::Activity& w) {
 uint8_t CvqHandler::vq_pairs_set(unsigned i, const CtrlReq& req, pcie::Activity& w) {
   Controller& c = app_.controllers[i];
   auto reply = [this, i, head = req.head](uint8_t status) { app_.controllers[i].engine->ctrl_req_complete(head, status); };
-  if (req.data.size() < 2) {
+  const std::optional<unsigned> pairs = VirtioFunction::vq_pairs(req);
+  if (!pairs) {
     app_.log.error(kWorkerThread, "MQ_VQ_PAIRS_SET: data too short (%u bytes)", unsigned(req.data.size()));
     reply(VIRTIO_NET_ERR);
     return VIRTIO_NET_ERR;
   }
-  const unsigned n = le16(req.data.data());
-  if (n == 0 || n > c.max_queue_pairs) {
+  const unsigned n = *pairs;
+  if (!VirtioFunction::vq_pairs_valid(n, c.max_queue_pairs)) {
     app_.log.error(kWorkerThread, "Invalid num_qps: %u (valid: 1-%u)", n, c.max_queue_pairs);
     reply(VIRTIO_NET_ERR);
     return VIRTIO_NET_ERR;

@@ -1,9 +1,10 @@
-// The control virtqueue's ctrl_req handler (DOCA vnet_pci_dev, virtio 1.2 §5.1.6.5): a request
-// the offload engine's IO context takes from the CVQ waits on its controller's PE2 until the
-// config worker progresses the PEs, then is answered: RX, MAC and VLAN classes acknowledged
-// (the backend handles them), VIRTIO_NET_CTRL_MQ_VQ_PAIRS_SET validated and applied — a
-// decrease synchronously, an increase answered at once and started in the background
-// (mq_start.h) —, anything else VIRTIO_NET_ERR.
+// The PF's control virtqueue (DOCA vnet_pci_dev's ctrl_req handler, virtio 1.2 §5.1.6.5): a
+// request the offload engine's IO context takes from the CVQ waits on its controller's PE2
+// until the config worker progresses the PEs, then is answered as the shared virtio function
+// decodes it (virtio_function.h): RX, MAC and VLAN classes acknowledged (the backend handles
+// them), VIRTIO_NET_CTRL_MQ_VQ_PAIRS_SET validated and applied — a decrease synchronously, an
+// increase answered at once and started in the background (mq_start.h) —, anything else
+// VIRTIO_NET_ERR.
 #pragma once
 
 #include "tlm/activity.h"

@@ -2,6 +2,7 @@
 
 #include <cinttypes>
 
+#include "tlm/bytes.h"
 #include "tlm/pci_regs.h"
 #include "vnet/bridge_image.h"
 #include "vnet/vnet_timing.h"
@@ -110,7 +111,7 @@ const char* DspMsi::send(unsigned i, const char* thread) {
   h.first_be = 0xf;
   h.last_be = 0;
   pcie::Tlp* t = app_.ctx.pool.alloc(h, 4);
-  for (unsigned b = 0; b < 4; ++b) pcie::data(*t)[b] = uint8_t(uint32_t(data) >> (8 * b));
+  bytes::put_le32(pcie::data(*t), uint32_t(data));
   send_up_(t);
   app_.log.debug(thread, "MSI interrupt sent: bus=0x%02X addr=0x%lX data=0x%X (size: %zu)", app_.dsps[i]->primary(),
              static_cast<unsigned long>(addr), data, size_t(use_64bit ? 20 : 16));

@@ -1,5 +1,6 @@
 #include "vnet/ep_image.h"
 
+#include "tlm/bytes.h"
 #include "tlm/pci_regs.h"
 #include "vnet/virtio_spec.h"
 #include "vnet/vnet_layout.h"
@@ -10,13 +11,6 @@ using namespace dpusim::pci;
 using namespace dpusim::virtio;
 
 namespace {
-
-uint32_t byte_mask(uint8_t be) {
-  uint32_t m = 0;
-  for (unsigned i = 0; i < 4; ++i)
-    if (be & (1u << i)) m |= 0xffu << (8 * i);
-  return m;
-}
 
 // One VirtIO vendor capability: {vndr, next, len, cfg_type, bar, id, pad[2], offset, length}.
 void virtio_cap(pcie::ConfigSpace& cfg, uint16_t at, uint8_t len, uint8_t cfg_type, uint32_t offset, uint32_t length) {
@@ -58,13 +52,13 @@ void EpImages::init_virtio(unsigned total_vfs) {
   // address bits below the size are writable (the application's BAR write mask).
   cfg.define(PCI_BASE_ADDRESS_0, 4, VNET_EP_BAR0_RESET, 0xfffffff0);
   cfg.filter_write(PCI_BASE_ADDRESS_0, [&cfg](uint16_t, uint32_t& data, uint8_t& be) {
-    const uint32_t v = data & byte_mask(be);
+    const uint32_t v = data & bytes::byte_enable_mask(be);
     data = v == 0xffffffff ? VNET_EP_BAR0_SIZING : (v & ~0xfu) | (cfg.get(PCI_BASE_ADDRESS_0, 4) & 0xf);
     be = 0xf;
   });
   cfg.define(PCI_BASE_ADDRESS_0 + 4, 4, 0, 0xffffffff);
   cfg.filter_write(PCI_BASE_ADDRESS_0 + 4, [](uint16_t, uint32_t& data, uint8_t& be) {
-    data &= byte_mask(be);
+    data &= bytes::byte_enable_mask(be);
     be = 0xf;
   });
   cfg.define(PCI_SUBSYSTEM_VENDOR_ID, 4, VNET_EP_SUBSYSTEM);
@@ -83,7 +77,7 @@ void EpImages::init_virtio(unsigned total_vfs) {
   cfg.define(m + PCI_MSIX_TABLE, 4, VNET_BAR0_MSIX_TABLE);
   cfg.define(m + PCI_MSIX_PBA, 4, VNET_BAR0_MSIX_PBA);
   add_virtio_pci_caps(cfg);
-  if (total_vfs) sriov_ = std::make_unique<SriovCap>(cfg, total_vfs);
+  if (total_vfs) sriov_ = add_vnet_sriov_caps(cfg, total_vfs);
   cfg.seal();
 }
 
@@ -105,8 +99,7 @@ void EpImages::init_internal() {
       log_.debug(kMainThread, "EP BAR0 Sizing: returning 0x%08x (32KB)", data);
       return;
     }
-    const uint32_t m = byte_mask(be);
-    data = (((internal_.get(PCI_BASE_ADDRESS_0, 4) & ~m) | (data & m)) & ~0xfu) | VNET_EP_BAR0_RESET;
+    data = (bytes::merge_enabled(internal_.get(PCI_BASE_ADDRESS_0, 4), data, be) & ~0xfu) | VNET_EP_BAR0_RESET;
     be = 0xf;
   });
   cfg.filter_write(PCI_BASE_ADDRESS_0 + 4, [this](uint16_t, uint32_t& data, uint8_t& be) {
@@ -114,8 +107,7 @@ void EpImages::init_internal() {
       log_.debug(kMainThread, "EP BAR1 Sizing: returning 0x%08x (32KB upper)", data);
       return;
     }
-    const uint32_t m = byte_mask(be);
-    data = (internal_.get(PCI_BASE_ADDRESS_0 + 4, 4) & ~m) | (data & m);
+    data = bytes::merge_enabled(internal_.get(PCI_BASE_ADDRESS_0 + 4, 4), data, be);
     be = 0xf;
     const uint64_t addr = uint64_t(data) << 32 | (internal_.get(PCI_BASE_ADDRESS_0, 4) & ~0xfu);
     log_.info(kMainThread, "EP BAR0 Final Address: 0x%lx", static_cast<unsigned long>(addr));
@@ -124,7 +116,7 @@ void EpImages::init_internal() {
 }
 
 uint32_t EpImages::read(uint16_t offset, uint8_t first_be) const {
-  return virtio_.cfg.read_dword(offset) & byte_mask(first_be);
+  return virtio_.config_read(offset, first_be);
 }
 
 void EpImages::write(uint16_t offset, uint32_t data, uint8_t first_be, uint16_t target) {

@@ -56,8 +56,8 @@ class EpImages {
   pcie::ConfigSpace& internal() { return internal_; }
   const pcie::ConfigSpace& internal() const { return internal_; }
   // The PF's SR-IOV capability (nullptr without --total-vfs).
-  SriovCap* sriov() { return sriov_.get(); }
-  const SriovCap* sriov() const { return sriov_.get(); }
+  pcie::SriovCap* sriov() { return sriov_.get(); }
+  const pcie::SriovCap* sriov() const { return sriov_.get(); }
 
   // A host config read: the image DW masked with the first byte enables.
   uint32_t read(uint16_t offset, uint8_t first_be) const;
@@ -73,7 +73,7 @@ class EpImages {
   void init_internal();
   pcie::Function virtio_;
   pcie::ConfigSpace internal_{256};
-  std::unique_ptr<SriovCap> sriov_;
+  std::unique_ptr<pcie::SriovCap> sriov_;
   AppLog& log_;
 };
 

@@ -13,6 +13,7 @@
 // A failure of 2-6 is not rolled back: "LU handover failed: %s", the SHM unlinked, the process
 // cleaned up (its engines destroyed) and gone. A channel failure rolls the channel back to the
 // active, which serves it again.
+#include "tlm/bytes.h"
 #include "vnet/cleanup.h"
 #include "vnet/dsp_msi.h"
 #include "vnet/live_update.h"
@@ -138,7 +139,8 @@ void LiveUpdate::channel_export() {
   const std::vector<uint8_t> desc = lu_channel_export(app());
   LuMessage m{LuMsg::CH_EXPORT, uint32_t(LuMsg::CH_EXPORT), {}};
   const uint32_t len = uint32_t(desc.size());
-  for (unsigned b = 0; b < 4; ++b) m.data.push_back(uint8_t(len >> (8 * b)));
+  m.data.resize(4);
+  bytes::put_le32(m.data.data(), len);
   m.data.insert(m.data.end(), desc.begin(), desc.end());
   if (!sock_->send(side_, m)) return channel_rollback(nullptr, "DOCA_ERROR_IO_FAILED");
   sock_->recv(side_, thread_, sec(VNET_LU_CH_TIMEOUT_SEC),

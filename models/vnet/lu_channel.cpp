@@ -3,6 +3,8 @@
 #include <cstdio>
 #include <cstring>
 
+#include "tlm/bytes.h"
+
 namespace dpusim::vnet {
 
 namespace {
@@ -18,7 +20,8 @@ void restore(pcie::ConfigSpace& cfg, const std::vector<uint8_t>& image) {
 }
 
 void put32(std::vector<uint8_t>& out, uint32_t v) {
-  for (unsigned b = 0; b < 4; ++b) out.push_back(uint8_t(v >> (8 * b)));
+  out.resize(out.size() + 4);
+  bytes::put_le32(&out[out.size() - 4], v);
 }
 
 void put_device(std::vector<uint8_t>& out, const LuChannelDevice& d) {

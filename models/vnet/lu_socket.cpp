@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <stdexcept>
 
+#include "tlm/bytes.h"
 #include "vnet/vnet_timing.h"
 
 namespace dpusim::vnet {
@@ -87,7 +88,7 @@ bool LuSocket::send(int side, LuMessage m) {
   if (action == "drop") return true;  // written, lost on the way
   if (action == "corrupt") m.value = value;
   if (action == "length" && m.data.size() >= 4)
-    for (unsigned b = 0; b < 4; ++b) m.data[b] = uint8_t(value >> (8 * b));
+    bytes::put_le32(m.data.data(), value);
   const uint64_t bytes = 4 + m.data.size();
   const uint64_t delay = ctx_.latency_ps(timing::lu_msg_ps) + (bytes * ctx_.timing.get(timing::lu_copy_kib_ps)) / 1024;
   const int peer = 1 - side;

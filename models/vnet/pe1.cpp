@@ -161,7 +161,7 @@ void Pe1::service_config(Tlp& t) {
   const tlp::Header h = pcie::hdr(t);
   const bool write = h.type == tlp::Type::CfgWr0 || h.type == tlp::Type::CfgWr1;
   const bool type1 = h.type == tlp::Type::CfgRd1 || h.type == tlp::Type::CfgWr1;
-  const uint32_t data = write ? le32(pcie::data(t)) : 0;
+  const uint32_t data = write ? get_le32(pcie::data(t)) : 0;
   t.release();
   if (VfSlot* vf = type1 && app_.sriov ? find_vf(h.target_id) : nullptr) {
     if (!write) return send_up_(pcie::make_config_completion(app_.ctx.pool, h, h.target_id, tlp::CplStatus::SC,
@@ -246,30 +246,24 @@ void Pe1::ep_mmio_read(unsigned i, const tlp::Header& h) {
     app_.log.error(kMainThread, "unsupported read length %d", int(raw_len));
     return ur();
   }
-  std::vector<uint8_t> bytes(4 * raw_len, 0);
-  for (unsigned k = 0; k < raw_len; ++k) {
-    const uint8_t be = k == 0 ? h.first_be : h.last_be;
+  auto read_dw = [&](unsigned k, uint8_t be) {
     const uint64_t dw_off = h.address - base + 4 * k;
     const uint64_t off = dw_off + (k == 0 ? tlp::first_enabled_byte(be) : 0);
-    uint32_t value = VNET_MMIO_UNSUPPORTED_PATTERN;
     if (dw_off < VIRTIO_PCI_COMMON_CFG_SIZE) {
       status_.release_reset_hold(i);  // every common-config read first releases a pending hold
-      value = dev.common(uint16_t(dw_off), 4);
-    } else if (dw_off >= VNET_BAR0_DEVICE_CFG && dw_off < VNET_BAR0_DEVICE_CFG + VIRTIO_NET_CFG_SIZE) {
-      if (off - VNET_BAR0_DEVICE_CFG + 4 > VIRTIO_NET_CFG_SIZE) {
-        app_.log.error(kMainThread, "mmio read - offset 0x%lx + 4 bytes (1DW) exceeds struct boundary (size: %zu)",
-                   static_cast<unsigned long>(off), size_t(VIRTIO_NET_CFG_SIZE));
-      } else {
-        value = le32(dev.net_config() + (dw_off - VNET_BAR0_DEVICE_CFG));
-      }
+      return dev.common(uint16_t(dw_off), 4);
+    }
+    if (dw_off >= VNET_BAR0_DEVICE_CFG && dw_off < VNET_BAR0_DEVICE_CFG + VIRTIO_NET_CFG_SIZE) {
+      if (off - VNET_BAR0_DEVICE_CFG + 4 <= VIRTIO_NET_CFG_SIZE) return get_le32(dev.net_config() + (dw_off - VNET_BAR0_DEVICE_CFG));
+      app_.log.error(kMainThread, "mmio read - offset 0x%lx + 4 bytes (1DW) exceeds struct boundary (size: %zu)",
+                     static_cast<unsigned long>(off), size_t(VIRTIO_NET_CFG_SIZE));
     } else {
       app_.log.error(kMainThread, "mmio read - unsupported virtio bar offset 0x%lx", static_cast<unsigned long>(off));
     }
-    put_le32(&bytes[4 * k], value & tlp::byte_enable_mask(be));
-  }
-  pcie::complete_memory_read(app_.ctx.pool, h, completer, bytes.data() + tlp::first_enabled_byte(h.first_be),
-                             dev.images.virtio().max_payload_size(), dev.images.virtio().read_completion_boundary(),
-                             [this](Tlp* c) { send_up_(c); });
+    return VNET_MMIO_UNSUPPORTED_PATTERN;
+  };
+  pcie::complete_register_read(app_.ctx.pool, h, completer, dev.images.virtio().max_payload_size(),
+                               dev.images.virtio().read_completion_boundary(), read_dw, send_up_);
 }
 
 void Pe1::ep_mmio_write(unsigned i, const tlp::Header& h, const uint8_t* data) {
@@ -283,7 +277,7 @@ void Pe1::ep_mmio_write(unsigned i, const tlp::Header& h, const uint8_t* data) {
     const uint8_t be = k == 0 ? h.first_be : h.last_be;
     const uint64_t dw_off = h.address - base + 4 * k;
     if (dw_off < VIRTIO_PCI_COMMON_CFG_SIZE) {
-      status_.common_write(i, uint16_t(dw_off), le32(data + 4 * k), be);
+      status_.common_write(i, uint16_t(dw_off), get_le32(data + 4 * k), be);
     } else if (dw_off >= VNET_BAR0_DEVICE_CFG && dw_off < VNET_BAR0_DEVICE_CFG + VNET_BAR0_DEVICE_CFG_LEN) {
       // Device-config writes are accepted and ignored (read-only).
     } else {

@@ -22,8 +22,8 @@ std::string SplitRing::loop_error(const Chain& chain) const {
 std::string SplitRing::take_desc(Chain& chain, uint16_t index, unsigned count, const uint8_t* p, bool* more,
                                  uint16_t* next) const {
   *more = false;
-  const Desc d{le64(p + VRING_DESC_ADDR), le32(p + VRING_DESC_LEN), le16(p + VRING_DESC_FLAGS)};
-  *next = le16(p + VRING_DESC_NEXT);
+  const Desc d{get_le64(p + VRING_DESC_ADDR), get_le32(p + VRING_DESC_LEN), get_le16(p + VRING_DESC_FLAGS)};
+  *next = get_le16(p + VRING_DESC_NEXT);
   auto at = [index] { return "descriptor " + std::to_string(index); };  // built for an error only
   if (d.flags & VRING_DESC_F_INDIRECT) return at() + " is indirect (not negotiated)";
   if (d.len == 0) return at() + " has length 0";

@@ -128,10 +128,10 @@ void SplitRing::read_avail(Done done) {
   uint8_t b[4];
   uint64_t due;
   if (dma_.read_now(addr, 4, b, &due))
-    return dma_.run_now(due, [&] { done(virtio::le16(b), virtio::le16(b + 2), std::string()); });
+    return dma_.run_now(due, [&] { done(virtio::get_le16(b), virtio::get_le16(b + 2), std::string()); });
   dma_.read(addr, 4, [done](pcie::Result&& r) mutable {
     if (r.outcome != pcie::Outcome::SC) return done(0, 0, failed("avail ring", r.outcome));
-    done(virtio::le16(&r.data[0]), virtio::le16(&r.data[2]), std::string());
+    done(virtio::get_le16(&r.data[0]), virtio::get_le16(&r.data[2]), std::string());
   });
 }
 
@@ -141,10 +141,10 @@ void SplitRing::read_entry(uint16_t avail_index, Done done) {
   uint8_t b[2];
   uint64_t due;
   if (dma_.read_now(addr, 2, b, &due))
-    return dma_.run_now(due, [&] { done(virtio::le16(b), check_entry(virtio::le16(b))); });
+    return dma_.run_now(due, [&] { done(virtio::get_le16(b), check_entry(virtio::get_le16(b))); });
   dma_.read(addr, 2, [this, done](pcie::Result&& r) mutable {
     if (r.outcome != pcie::Outcome::SC) return done(0, failed("avail ring entry", r.outcome));
-    done(virtio::le16(&r.data[0]), check_entry(virtio::le16(&r.data[0])));
+    done(virtio::get_le16(&r.data[0]), check_entry(virtio::get_le16(&r.data[0])));
   });
 }
 

@@ -20,7 +20,19 @@ void StatusMachine::release_reset_hold(unsigned i) {
   dev.cancel_in_progress = false;
 }
 
-void StatusMachine::submit_vq_config(unsigned i, unsigned q) {
+void StatusMachine::rolled_back(unsigned) {
+  app_.log.error(kMainThread, "pci_cfg: attempt to overwrite RO field: ROLLBACK");
+}
+
+void StatusMachine::version_1_visible(unsigned) {
+  app_.log.info(kMainThread, "VIRTIO_F_VERSION_1 now visible to driver (bit 32)");
+}
+
+void StatusMachine::vq_config(unsigned i, unsigned q, bool enabled_edge) {
+  if (enabled_edge)
+    app_.log.debug(kMainThread, "VQ%d enabled (0\u21921) - applying configuration to hardware", int(q));
+  else
+    app_.log.info(kMainThread, "VQ%d addresses now complete - re-submitting vq_config", int(q));
   const Controller& c = app_.controllers[i];
   if (app_.wq.reset_in_progress()) {
     app_.log.debug(kMainThread, "VQ%d config dropped - device reset in progress", int(q));
@@ -34,38 +46,24 @@ void StatusMachine::submit_vq_config(unsigned i, unsigned q) {
   app_.submit(WorkType::VQ_CONFIG, i, q);
 }
 
-void StatusMachine::common_write(unsigned i, uint16_t dw_off, uint32_t data, uint8_t be) {
+void StatusMachine::status_written(unsigned i, uint8_t old_status, uint8_t new_status) {
+  app_.log.info(kMainThread, "VIRTIO STATUS CHANGE: 0x%02x -> 0x%02x", old_status, new_status);
+  if (new_status == 0) return synchronous_reset(i);
+  log_status_change(i, old_status, new_status);
+  after_common_write(i);
+}
+
+// The device reset, synchronous on the main thread: the next TLP waits behind it.
+void StatusMachine::synchronous_reset(unsigned i) {
   VirtioPciDevice& dev = *app_.devices[i];
-  release_reset_hold(i);  // step 1
-  const CommonWriteEffect e = dev.write_common_dw(dw_off, data, be);
-  if (e.rolled_back) {
-    app_.log.error(kMainThread, "pci_cfg: attempt to overwrite RO field: ROLLBACK");
-    return;
-  }
-  if (e.version_1_visible) app_.log.info(kMainThread, "VIRTIO_F_VERSION_1 now visible to driver (bit 32)");
-  if (e.vq_config) {
-    if (e.vq_enabled_edge)
-      app_.log.debug(kMainThread, "VQ%d enabled (0\u21921) - applying configuration to hardware", int(*e.vq_config));
-    else
-      app_.log.info(kMainThread, "VQ%d addresses now complete - re-submitting vq_config", int(*e.vq_config));
-    submit_vq_config(i, *e.vq_config);
-  }
-  app_.note_status(i);
-  if (!e.status_changed) return after_common_write(i);
-  app_.log.info(kMainThread, "VIRTIO STATUS CHANGE: 0x%02x -> 0x%02x", e.old_status, e.new_status);
-  if (e.new_status != 0) {
-    log_status_change(i, e.old_status, e.new_status);
-    return after_common_write(i);
-  }
-  // The device reset, synchronous on the main thread.
   app_.log.info(kMainThread, "VirtIO Driver: DEVICE RESET - reinitializing device");
   dev.cancel_in_progress = true;
   ++dev.reset_generation;
   app_.event("reset_generation").u64("ep", i).u64("gen", dev.reset_generation);
   app_.ctx.checker.generation_bumped(app_.wq.device_path(int(i)), dev.reset_generation);
   app_.wq.raise_reset_barrier();
-  // The per-device barrier waits only for a running item that carries this device (an
-  // earlier global barrier deadlocked against a hotplug create_device on the worker).
+  // The per-device barrier waits only for a running item that carries this device: a global
+  // one would wait on a hotplug's create_device on the worker, which waits on this thread.
   app_.main_thread.then([this, i] {
     const auto& running = app_.wq.executing();
     if (!running || !running->blocks_reset_of(int(i))) return;
@@ -118,9 +116,9 @@ void StatusMachine::log_status_change(unsigned i, uint8_t old_status, uint8_t ne
 
 void StatusMachine::after_common_write(unsigned i) {
   VirtioPciDevice& dev = *app_.devices[i];
-  status_callback(i);  // step 9: after every common-config write
+  status_callback(i);  // after every common-config write
   app_.note_status(i);
-  // Step 10.
+  // The cancel flag a reset raised falls once the reset is over and no hold remains.
   if (dev.cancel_in_progress && dev.status() != VIRTIO_CONFIG_S_NEEDS_RESET &&
       dev.reset_status_state == ResetStatusState::IDLE)
     dev.cancel_in_progress = false;
@@ -145,21 +143,23 @@ void StatusMachine::device_needs_reset(unsigned i, const std::string& reason) {
 
 void StatusMachine::status_callback(unsigned i) {
   VirtioPciDevice& dev = *app_.devices[i];
-  const uint8_t s = dev.status();
-  if (s == 0) return on_reset_status(i);
-  if (s == dev.prev_status) return;
-  // Newly set bits against the callback's own copy: while that is still 0xFF (the first
-  // probe after power-on) nothing counts as newly set, so that probe's ACK line is silent.
-  const uint8_t newly = uint8_t(s & ~dev.prev_status);
-  const std::string bdf = app_.bdf_of(i);
-  if (newly & VIRTIO_CONFIG_S_ACKNOWLEDGE) app_.log.info(kMainThread, "%s:VirtIO Status: <ACKNOWLEDGE> bit set", bdf.c_str());
-  if (newly & VIRTIO_CONFIG_S_DRIVER) app_.log.info(kMainThread, "%s:VirtIO Status: <DRIVER> bit set", bdf.c_str());
-  dev.prev_status = s;
-  if (newly & VIRTIO_CONFIG_S_FEATURES_OK) on_features_ok(i);
-  if (newly & VIRTIO_CONFIG_S_DRIVER_OK) on_driver_ok(i);
+  const uint8_t s = dev.status(), before = dev.prev_status;
+  // Edges against the callback's own copy: while that is still 0xFF (the first probe after
+  // power-on) nothing counts as newly set, so that probe's ACK line is silent. A status of 0
+  // leaves the copy to the reset handling.
+  if (s != 0) dev.prev_status = s;
+  function_.status_edges(i, before, s);
 }
 
-void StatusMachine::on_reset_status(unsigned i) {
+void StatusMachine::acknowledge(unsigned i) {
+  app_.log.info(kMainThread, "%s:VirtIO Status: <ACKNOWLEDGE> bit set", app_.bdf_of(i).c_str());
+}
+
+void StatusMachine::driver(unsigned i) {
+  app_.log.info(kMainThread, "%s:VirtIO Status: <DRIVER> bit set", app_.bdf_of(i).c_str());
+}
+
+void StatusMachine::device_reset(unsigned i) {
   VirtioPciDevice& dev = *app_.devices[i];
   Controller& c = app_.controllers[i];
   if (dev.reset_status_state == ResetStatusState::HELD) {
@@ -215,7 +215,7 @@ void StatusMachine::negotiate_mq(unsigned i, bool deferred_init) {
   }
 }
 
-void StatusMachine::on_features_ok(unsigned i) {
+void StatusMachine::features_ok(unsigned i) {
   Controller& c = app_.controllers[i];
   const std::string bdf = app_.bdf_of(i);
   app_.log.info(kMainThread, "%s:VirtIO Status: <FEATURES_OK> bit set - starting hardware preparation", bdf.c_str());
@@ -248,7 +248,7 @@ void StatusMachine::on_features_ok(unsigned i) {
   app_.log.info(kMainThread, "FEATURES_OK: All async work items submitted, handler complete");
 }
 
-void StatusMachine::on_driver_ok(unsigned i) {
+void StatusMachine::driver_ok(unsigned i) {
   VirtioPciDevice& dev = *app_.devices[i];
   Controller& c = app_.controllers[i];
   const std::string bdf = app_.bdf_of(i);

@@ -48,13 +48,11 @@ void VirtioPciDevice::set_mac(const Mac& m) {
 }
 
 uint32_t VirtioPciDevice::common(uint16_t off, unsigned width) const {
-  uint32_t v = 0;
-  for (unsigned i = 0; i < width; ++i) v |= uint32_t(regs_[off + i]) << (8 * i);
-  return v;
+  return uint32_t(bytes::get_le(&regs_[off], width));
 }
 
 void VirtioPciDevice::set_common(uint16_t off, unsigned width, uint32_t value) {
-  for (unsigned i = 0; i < width; ++i) regs_[off + i] = uint8_t(value >> (8 * i));
+  bytes::put_le(&regs_[off], value, width);
 }
 
 VqShadow VirtioPciDevice::live_queue() const {
@@ -63,9 +61,9 @@ VqShadow VirtioPciDevice::live_queue() const {
   v.msix = uint16_t(common(VIRTIO_PCI_COMMON_Q_MSIX, 2));
   v.enable = uint16_t(common(VIRTIO_PCI_COMMON_Q_ENABLE, 2));
   v.notify_off = uint16_t(common(VIRTIO_PCI_COMMON_Q_NOFF, 2));
-  v.desc = le64(&regs_[VIRTIO_PCI_COMMON_Q_DESCLO]);
-  v.driver = le64(&regs_[VIRTIO_PCI_COMMON_Q_AVAILLO]);
-  v.device = le64(&regs_[VIRTIO_PCI_COMMON_Q_USEDLO]);
+  v.desc = get_le64(&regs_[VIRTIO_PCI_COMMON_Q_DESCLO]);
+  v.driver = get_le64(&regs_[VIRTIO_PCI_COMMON_Q_AVAILLO]);
+  v.device = get_le64(&regs_[VIRTIO_PCI_COMMON_Q_USEDLO]);
   return v;
 }
 
@@ -115,7 +113,7 @@ CommonWriteEffect VirtioPciDevice::write_common_dw(uint16_t dw_off, uint32_t dat
     }
   }
   auto old16 = [&](uint16_t off) { return uint32_t(saved[off] | saved[off + 1] << 8); };
-  auto old32 = [&](uint16_t off) { return le32(&saved[off]); };
+  auto old32 = [&](uint16_t off) { return get_le32(&saved[off]); };
   // Step 4: device_feature_select reloads device_feature.
   const uint32_t dfsel = common(VIRTIO_PCI_COMMON_DFSELECT, 4);
   if (dfsel != old32(VIRTIO_PCI_COMMON_DFSELECT)) {
@@ -138,9 +136,9 @@ CommonWriteEffect VirtioPciDevice::write_common_dw(uint16_t dw_off, uint32_t dat
     live.msix = uint16_t(old16(VIRTIO_PCI_COMMON_Q_MSIX));
     live.enable = uint16_t(old16(VIRTIO_PCI_COMMON_Q_ENABLE));
     live.notify_off = uint16_t(old16(VIRTIO_PCI_COMMON_Q_NOFF));
-    live.desc = le64(&saved[VIRTIO_PCI_COMMON_Q_DESCLO]);
-    live.driver = le64(&saved[VIRTIO_PCI_COMMON_Q_AVAILLO]);
-    live.device = le64(&saved[VIRTIO_PCI_COMMON_Q_USEDLO]);
+    live.desc = get_le64(&saved[VIRTIO_PCI_COMMON_Q_DESCLO]);
+    live.driver = get_le64(&saved[VIRTIO_PCI_COMMON_Q_AVAILLO]);
+    live.device = get_le64(&saved[VIRTIO_PCI_COMMON_Q_USEDLO]);
     if (old_qsel < shadow_.size()) shadow_[old_qsel] = live;
     load_queue(qsel);
   } else if (qsel < shadow_.size()) {

@@ -6,6 +6,8 @@
 
 #include <cstdint>
 
+#include "tlm/bytes.h"
+
 namespace dpusim::virtio {
 
 // Device status (virtio 1.2 §2.1; virtio_config.h).
@@ -131,12 +133,12 @@ inline constexpr uint16_t VRING_AVAIL_FLAGS = 0, VRING_AVAIL_IDX = 2, VRING_AVAI
 inline constexpr uint16_t VRING_USED_FLAGS = 0, VRING_USED_IDX = 2, VRING_USED_RING = 4;
 inline constexpr uint16_t VRING_USED_ELEM_ID = 0, VRING_USED_ELEM_LEN = 4, VRING_USED_ELEM_SIZE = 8;
 
-// Little-endian field access.
-inline uint16_t le16(const uint8_t* p) { return uint16_t(p[0] | p[1] << 8); }
-inline uint32_t le32(const uint8_t* p) { return uint32_t(p[0]) | uint32_t(p[1]) << 8 | uint32_t(p[2]) << 16 | uint32_t(p[3]) << 24; }
-inline uint64_t le64(const uint8_t* p) { return uint64_t(le32(p)) | uint64_t(le32(p + 4)) << 32; }
-inline void put_le16(uint8_t* p, uint16_t v) { p[0] = uint8_t(v); p[1] = uint8_t(v >> 8); }
-inline void put_le32(uint8_t* p, uint32_t v) { for (unsigned i = 0; i < 4; ++i) p[i] = uint8_t(v >> (8 * i)); }
-inline void put_le64(uint8_t* p, uint64_t v) { put_le32(p, uint32_t(v)); put_le32(p + 4, uint32_t(v >> 32)); }
+// Little-endian field access (tlm/bytes.h).
+using bytes::get_le16;
+using bytes::get_le32;
+using bytes::get_le64;
+using bytes::put_le16;
+using bytes::put_le32;
+using bytes::put_le64;
 
 }  // namespace dpusim::virtio

@@ -26,7 +26,7 @@ VnetInstance::VnetInstance(pcie::SimContext& ctx, const VnetOptions& options, co
                                 [this, i] {
                                   // The speed of the process serving the host (a live update moves it).
                                   const VirtioPciDevice& d = app_->device(i);
-                                  return uint64_t(virtio::le32(d.net_config() + virtio::VIRTIO_NET_CFG_SPEED));
+                                  return uint64_t(virtio::get_le32(d.net_config() + virtio::VIRTIO_NET_CFG_SPEED));
                                 });
     const int id = int(ctx.checker.register_requester("ep" + n));
     ep->requester().checker_id = id;

@@ -28,8 +28,8 @@ void WorkItems::execute(const WorkItem& it, pcie::Activity& w) {
     case WorkType::SPEED_CHANGE: return speed_change(i, it.arg, w);
     case WorkType::VF_FAN_OUT: return app_.sriov->fan_out(it.arg, it.arg2 != 0, w);
     case WorkType::VF_FLR_RESET: return app_.sriov->flr_reset(it.arg, w);
-    case WorkType::VF_BRINGUP: return app_.sriov->bringup(it.arg, it.arg2, w);
-    case WorkType::VF_CTRL_REQ: return app_.sriov->ctrl_reqs(it.arg, it.arg2, w);
+    case WorkType::VF_BRINGUP: return app_.sriov->functions().bringup(it.arg, it.arg2, w);
+    case WorkType::VF_CTRL_REQ: return app_.sriov->functions().ctrl_reqs(it.arg, it.arg2, w);
   }
 }
 
@@ -218,7 +218,7 @@ void WorkItems::speed_change(unsigned i, uint32_t mbps, pcie::Activity& w) {
     app_.item_result = "DOCA_ERROR_BAD_STATE";
     return;
   }
-  const uint32_t old = le32(dev.net_config() + VIRTIO_NET_CFG_SPEED);
+  const uint32_t old = get_le32(dev.net_config() + VIRTIO_NET_CFG_SPEED);
   if (old == mbps) {
     app_.log.info(kWorkerThread, "Speed change: already at %u Mbps, skipping", mbps);
     return;
