@@ -3,7 +3,7 @@
 #include <stdexcept>
 #include <string>
 
-#include "vnet/virtio_spec.h"
+#include "vnet/virtio/virtio_spec.h"
 
 namespace dpusim::guest {
 

@@ -5,7 +5,7 @@
 
 #include "guest/guest_timing.h"
 #include "net/frame.h"
-#include "vnet/virtio_spec.h"
+#include "vnet/virtio/virtio_spec.h"
 
 namespace dpusim::guest {
 

@@ -7,10 +7,10 @@
 
 #include "device/doc_error.h"
 #include "tlm/pci_regs.h"
-#include "vnet/bridge_image.h"
-#include "vnet/ep_image.h"
-#include "vnet/sriov_limits.h"
-#include "vnet/vnet_options.h"
+#include "vnet/switch/bridge_image.h"
+#include "vnet/virtio/ep_image.h"
+#include "vnet/sriov/sriov_limits.h"
+#include "vnet/app/vnet_options.h"
 
 using namespace dpusim::vnet;
 using namespace dpusim::pci;

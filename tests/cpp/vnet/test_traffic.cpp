@@ -6,7 +6,7 @@
 
 #include "guest/driver_ring.h"
 #include "net/frame_source.h"
-#include "vnet/virtio_spec.h"
+#include "vnet/virtio/virtio_spec.h"
 
 using namespace dpusim;
 

@@ -1,4 +1,4 @@
-// The config worker's items (models/vnet/work_items.h): INITIALIZE_VQS creates every data
+// The config worker's items (models/vnet/app/work_items.h): INITIALIZE_VQS creates every data
 // queue and the control queue only with MQ; START_AND_ENABLE needs DRIVER_OK and the first
 // queue pair configured; DEVICE_RESET resets the registers; SPEED_CHANGE bounces the link
 // with two config interrupts; and after each item, the liveness of the reset hold (the
