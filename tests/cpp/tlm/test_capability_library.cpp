@@ -145,9 +145,10 @@ struct FlrFn {
 
 TEST(FlrHook, InitiateFlrCallsTheHookAfterTheWriteApplied) {
   FlrFn f(true);
-  f.devctl(PCI_EXP_DEVCTL_BCR_FLR | 0x0010, 0x3);  // FLR with Relaxed Ordering
-  // The write applied first (RO set, Initiate FLR reads 0); the device decides what resets.
-  EXPECT_EQ(f.devctl_at_flr, (std::vector<uint16_t>{0x2010}));
+  f.devctl(PCI_EXP_DEVCTL_BCR_FLR | 0x0010, 0x3);  // FLR with Relaxed Ordering, MPS/MRRS 0
+  // The write applied first (Relaxed Ordering set, Initiate FLR reads 0); what the reset then
+  // does is the device's.
+  EXPECT_EQ(f.devctl_at_flr, (std::vector<uint16_t>{0x0010}));
 }
 
 TEST(FlrHook, NoHookWithoutTheByteOrTheBitOrTheCapability) {
