@@ -33,6 +33,24 @@ void add_virtio_pci_caps(pcie::ConfigSpace& cfg) {
   virtio_cap(cfg, VNET_EP_PCI_CFG_CAP, 20, VIRTIO_PCI_CAP_PCI_CFG, 0, 0);
 }
 
+void add_vnet_pcie_msix_caps(pcie::Function& fn, uint32_t devcap, uint16_t devctl_mask, uint16_t msix_flags) {
+  pcie::ConfigSpace& cfg = fn.cfg;
+  const uint16_t x = VNET_EP_PCIE_CAP;
+  cfg.add_capability(PCI_CAP_ID_EXP, VNET_EP_PCIE_CAP_LEN, x);
+  cfg.define(x + PCI_EXP_FLAGS, 2, VNET_EP_PCIE_FLAGS);
+  cfg.define(x + PCI_EXP_DEVCAP, 4, devcap);
+  cfg.define(x + PCI_EXP_DEVCTL, 2, 0, devctl_mask);
+  cfg.define(x + PCI_EXP_LNKCAP, 4, VNET_EP_LNKCAP);
+  cfg.define(x + PCI_EXP_LNKSTA, 2, VNET_EP_LNKSTA);
+  fn.set_pcie_cap(x);
+  // MSI-X: only Enable and Function Mask, in the top byte.
+  const uint16_t m = VNET_EP_MSIX_CAP;
+  cfg.add_capability(PCI_CAP_ID_MSIX, PCI_MSIX_CAP_SIZEOF, m);
+  cfg.define(m + PCI_MSIX_FLAGS, 2, msix_flags, PCI_MSIX_FLAGS_ENABLE | PCI_MSIX_FLAGS_MASKALL);
+  cfg.define(m + PCI_MSIX_TABLE, 4, VNET_BAR0_MSIX_TABLE);
+  cfg.define(m + PCI_MSIX_PBA, 4, VNET_BAR0_MSIX_PBA);
+}
+
 EpImages::EpImages(const std::string& path, pcie::SimContext& ctx, AppLog& log, unsigned total_vfs)
     : virtio_(path, ctx), log_(log) {
   init_virtio(total_vfs);
@@ -63,19 +81,7 @@ void EpImages::init_virtio(unsigned total_vfs) {
   });
   cfg.define(PCI_SUBSYSTEM_VENDOR_ID, 4, VNET_EP_SUBSYSTEM);
   // PCI Express capability: all read-only, 36 bytes.
-  const uint16_t x = VNET_EP_PCIE_CAP;
-  cfg.add_capability(PCI_CAP_ID_EXP, VNET_EP_PCIE_CAP_LEN, x);
-  cfg.define(x + PCI_EXP_FLAGS, 2, VNET_EP_PCIE_FLAGS);
-  cfg.define(x + PCI_EXP_DEVCAP, 4, VNET_EP_DEVCAP);
-  cfg.define(x + PCI_EXP_LNKCAP, 4, VNET_EP_LNKCAP);
-  cfg.define(x + PCI_EXP_LNKSTA, 2, VNET_EP_LNKSTA);
-  virtio_.set_pcie_cap(x);
-  // MSI-X: only Enable and Function Mask, in the top byte.
-  const uint16_t m = VNET_EP_MSIX_CAP;
-  cfg.add_capability(PCI_CAP_ID_MSIX, PCI_MSIX_CAP_SIZEOF, m);
-  cfg.define(m + PCI_MSIX_FLAGS, 2, VNET_EP_MSIX_FLAGS, PCI_MSIX_FLAGS_ENABLE | PCI_MSIX_FLAGS_MASKALL);
-  cfg.define(m + PCI_MSIX_TABLE, 4, VNET_BAR0_MSIX_TABLE);
-  cfg.define(m + PCI_MSIX_PBA, 4, VNET_BAR0_MSIX_PBA);
+  add_vnet_pcie_msix_caps(virtio_, VNET_EP_DEVCAP, 0, VNET_EP_MSIX_FLAGS);
   add_virtio_pci_caps(cfg);
   if (total_vfs) sriov_ = add_vnet_sriov_caps(cfg, total_vfs);
   cfg.seal();

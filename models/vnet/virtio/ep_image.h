@@ -40,6 +40,11 @@ inline constexpr uint16_t VNET_EP_LNKSTA = 0x1085;
 inline constexpr uint16_t VNET_EP_MSIX_FLAGS = 0x00ff;       // 256 vectors, disabled
 inline constexpr uint32_t VNET_EP_INTERNAL_ID = uint32_t(0x10f0) << 16 | 0x1af4;
 
+// The PCI Express capability of struct pcie_virtio_dev (36 bytes, read-only but for
+// `devctl_mask` in Device Control) and its MSI-X capability (`msix_flags`: Table Size; only
+// Enable and Function Mask writable; table and PBA in BAR0); a VF's image has the same layout.
+void add_vnet_pcie_msix_caps(pcie::Function& fn, uint32_t devcap, uint16_t devctl_mask, uint16_t msix_flags);
+
 // The five VirtIO vendor capabilities of struct pcie_virtio_dev (common, notify, ISR, device,
 // PCI cfg access), linked after the MSI-X capability; a VF's image has the same.
 void add_virtio_pci_caps(pcie::ConfigSpace& cfg);
