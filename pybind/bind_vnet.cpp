@@ -9,9 +9,9 @@
 #include "module_registry.h"
 #include "platform/platform.h"
 #include "device/doc_error.h"
-#include "vnet/live_update.h"
-#include "vnet/lu_export.h"
-#include "vnet/vnet_family.h"
+#include "vnet/lu/live_update.h"
+#include "vnet/lu/lu_export.h"
+#include "vnet/app/vnet_family.h"
 
 namespace py = pybind11;
 using dpusim::platform::Platform;

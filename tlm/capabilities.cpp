@@ -147,6 +147,25 @@ uint16_t add_vendor_ext_cap(ConfigSpace& cfg, uint16_t vsec_id, uint8_t vsec_rev
   return off;
 }
 
+uint16_t add_ari_cap(ConfigSpace& cfg, uint8_t next_function, uint16_t at) {
+  const uint16_t off = cfg.add_ext_capability(PCI_EXT_CAP_ID_ARI, 1, PCI_EXT_CAP_ARI_SIZEOF, at);
+  cfg.define(off + PCI_ARI_CAP, 2, uint32_t(next_function) << 8);
+  cfg.define(off + PCI_ARI_CTRL, 2, 0);
+  return off;
+}
+
+uint16_t add_acs_cap(ConfigSpace& cfg, uint16_t capabilities, uint16_t at) {
+  // Egress Control would need its vector (PCIe §7.7.8.4), which this 8-byte layout has not.
+  const uint16_t supported = PCI_ACS_SV | PCI_ACS_TB | PCI_ACS_RR | PCI_ACS_CR | PCI_ACS_UF | PCI_ACS_DT;
+  if (capabilities & ~supported)
+    throw ConfigLayoutError("ACS capability " + std::to_string(capabilities) +
+                            " sets a control other than SV, TB, RR, CR, UF, DT (no Egress Control vector)");
+  const uint16_t off = cfg.add_ext_capability(PCI_EXT_CAP_ID_ACS, 1, PCI_EXT_CAP_ACS_SIZEOF, at);
+  cfg.define(off + PCI_ACS_CAP, 2, capabilities);
+  cfg.define(off + PCI_ACS_CTRL, 2, 0, capabilities);
+  return off;
+}
+
 // Encodings 6 and 7 are reserved (PCIe §7.5.3.4); a function programmed with one behaves as
 // with the largest defined size, 4096 bytes.
 unsigned devctl_max_payload(uint16_t devctl) {

@@ -1,7 +1,8 @@
 // Capability builders: each lays out one capability in a ConfigSpace with its reset values,
 // write masks and RW1C masks as the PCIe Base Specification r5.0 defines them (section given
-// per builder). A device composes them; the behaviour behind a register (slot events, MSI-X
-// delivery, FLR) is attached by the device or by tlm/msix.h as write hooks.
+// per builder). A device composes them; the behaviour behind a register is attached by the
+// device or by the library: MSI-X delivery (tlm/msix.h), SR-IOV with its VF Enable edges
+// (tlm/sriov_cap.h), Function Level Reset (Function::on_flr, tlm/function.h).
 #pragma once
 
 #include <cstdint>
@@ -69,6 +70,16 @@ uint16_t add_vendor_cap(ConfigSpace& cfg, const std::vector<uint8_t>& body, uint
 // Vendor-specific extended capability (ID 0x000b, PCIe §7.9.5) carrying `body` after the header.
 uint16_t add_vendor_ext_cap(ConfigSpace& cfg, uint16_t vsec_id, uint8_t vsec_rev,
                             const std::vector<uint8_t>& body, uint16_t at = 0);
+
+// ARI extended capability (PCIe r5.0 §7.8.8): ARI Capability RO with the Next Function Number
+// (0: the last function of the device's ARI chain; VFs are not in it), no function groups
+// (MFVC and ACS Function Groups not supported), so ARI Control has no writable bit.
+uint16_t add_ari_cap(ConfigSpace& cfg, uint8_t next_function, uint16_t at = 0);
+
+// ACS extended capability (PCIe r5.0 §7.7.8): ACS Capability RO = `capabilities` (PCI_ACS_*),
+// ACS Control writable exactly for the controls the function has. No Egress Control (its vector
+// is not laid out): a function asking for it is refused with ConfigLayoutError.
+uint16_t add_acs_cap(ConfigSpace& cfg, uint16_t capabilities, uint16_t at = 0);
 
 // Decoded Max_Payload_Size / Max_Read_Request_Size of a Device Control value, in bytes.
 unsigned devctl_max_payload(uint16_t devctl);

@@ -2,6 +2,9 @@
 
 #include <algorithm>
 #include <cstring>
+#include <vector>
+
+#include "tlm/bytes.h"
 
 namespace dpusim::pcie {
 
@@ -70,6 +73,18 @@ void complete_memory_read(TlpPool& pool, const tlp::Header& req, uint16_t comple
     send(make_completion(pool, req, completer_id, tlp::CplStatus::SC, bytes + (cur - first), size_t(chunk_end - cur),
                          uint16_t(end - cur), uint8_t(cur & 0x7f)));
   });
+}
+
+void complete_register_read(TlpPool& pool, const tlp::Header& req, uint16_t completer_id, unsigned max_payload,
+                            unsigned rcb, const std::function<uint32_t(unsigned k, uint8_t be)>& read_dw,
+                            const std::function<void(Tlp*)>& send) {
+  const unsigned len = req.length_dw;
+  std::vector<uint8_t> dws(4 * size_t(len), 0);
+  for (unsigned k = 0; k < len; ++k) {
+    const uint8_t be = k == 0 ? req.first_be : k + 1 == len ? req.last_be : 0xf;
+    bytes::put_le32(&dws[4 * k], read_dw(k, be) & bytes::byte_enable_mask(be));
+  }
+  complete_memory_read(pool, req, completer_id, dws.data() + first_enabled_byte(req.first_be), max_payload, rcb, send);
 }
 
 }  // namespace dpusim::pcie

@@ -52,4 +52,12 @@ void for_each_completion_chunk(uint64_t first, uint64_t end, unsigned max_payloa
 void complete_memory_read(TlpPool& pool, const tlp::Header& req, uint16_t completer_id, const uint8_t* bytes,
                           unsigned max_payload, unsigned rcb, const std::function<void(Tlp*)>& send);
 
+// Completes a memory read of a block of DW registers (an MMIO BAR a device serves register by
+// register): `read_dw(k, be)` gives DW k of the request (k < length_dw, its byte enables `be`:
+// First DW BE, Last DW BE, 0xf between); each DW is masked with its enabled bytes, laid out
+// little-endian, and the completions carry them from the first enabled byte (PCIe §2.2.5).
+void complete_register_read(TlpPool& pool, const tlp::Header& req, uint16_t completer_id, unsigned max_payload,
+                            unsigned rcb, const std::function<uint32_t(unsigned k, uint8_t be)>& read_dw,
+                            const std::function<void(Tlp*)>& send);
+
 }  // namespace dpusim::pcie

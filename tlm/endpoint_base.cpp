@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <stdexcept>
 
+#include "tlm/bytes.h"
 #include "tlm/completer.h"
 
 namespace dpusim::pcie {
@@ -119,8 +120,7 @@ void EndpointBase::serve_config(const tlp::Header& h, const std::vector<uint8_t>
     port.send(*make_config_completion(ctx_.pool, h, h.target_id, tlp::CplStatus::SC, fn_->config_read(h.register_offset)));
     return;
   }
-  uint32_t v = 0;
-  for (unsigned b = 0; b < 4 && b < payload.size(); ++b) v |= uint32_t(payload[b]) << (8 * b);
+  const uint32_t v = uint32_t(bytes::get_le(payload.data(), std::min<size_t>(4, payload.size())));
   fn_->config_write(h.register_offset, v, h.first_be, h.target_id);
   port.send(*make_config_completion(ctx_.pool, h, h.target_id, tlp::CplStatus::SC, 0));
 }

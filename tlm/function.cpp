@@ -1,5 +1,6 @@
 #include "tlm/function.h"
 
+#include "tlm/bytes.h"
 #include "tlm/capabilities.h"
 #include "tlm/pci_regs.h"
 #include "tlm/requester.h"
@@ -19,6 +20,13 @@ void Function::config_write(uint16_t offset, uint32_t value, uint8_t byte_enable
   const uint32_t after = cfg.read_dword(offset);
   if (before != after && ctx_.log.enabled())
     ctx_.event(path_, "reg_write").hex("reg", offset & 0xffc).hex("before", before).hex("after", after).hex("be", byte_enable);
+  if (on_flr && pcie_cap_ && (offset & 0xffc) == pcie_cap_ + PCI_EXP_DEVCTL && (byte_enable & 2) &&
+      (value & PCI_EXP_DEVCTL_BCR_FLR) && (cfg.get(pcie_cap_ + PCI_EXP_DEVCAP, 4) & PCI_EXP_DEVCAP_FLR))
+    on_flr();
+}
+
+uint32_t Function::config_read(uint16_t offset, uint8_t first_be) const {
+  return cfg.read_dword(offset) & bytes::byte_enable_mask(first_be);
 }
 
 bool Function::memory_enabled() const { return cfg.get(PCI_COMMAND, 2) & PCI_COMMAND_MEMORY; }

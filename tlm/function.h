@@ -8,6 +8,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <string>
 
@@ -40,7 +41,16 @@ class Function {
 
   // Service of a Type 0 config request addressed to this function.
   uint32_t config_read(uint16_t offset) const { return cfg.read_dword(offset); }
+  // The DW masked with the request's First DW BE (a config completion carries only those bytes).
+  uint32_t config_read(uint16_t offset, uint8_t first_be) const;
   void config_write(uint16_t offset, uint32_t value, uint8_t byte_enable, uint16_t target_id);
+
+  // Function Level Reset (PCIe r5.0 §6.6.2): on a function whose Device Capabilities advertise
+  // Function Level Reset Capability, a config write setting Initiate Function Level Reset
+  // (Device Control bit 15, which reads 0) calls this after the write has applied and been
+  // logged. What the reset does (configuration space, MSI-X, the device's own state) is the
+  // device's; the bit itself is decoded here once for every device.
+  std::function<void()> on_flr;
 
   bool memory_enabled() const;
   bool bus_master() const;

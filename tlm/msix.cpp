@@ -2,6 +2,7 @@
 
 #include <cstring>
 
+#include "tlm/bytes.h"
 #include "tlm/pci_regs.h"
 
 namespace dpusim::pcie {
@@ -39,7 +40,7 @@ bool Msix::table_read(uint32_t off, unsigned len, uint8_t* out) const {
       case PCI_MSIX_ENTRY_DATA: v = e.data; break;
       case PCI_MSIX_ENTRY_VECTOR_CTRL: v = e.ctrl; break;
     }
-    for (unsigned b = 0; b < 4; ++b) out[i + b] = uint8_t(v >> (8 * b));
+    bytes::put_le32(out + i, v);
   }
   return true;
 }
@@ -49,8 +50,7 @@ bool Msix::table_write(uint32_t off, unsigned len, const uint8_t* in) {
   for (unsigned i = 0; i < len; i += 4) {
     const unsigned v = (off + i) / 16;
     Entry& e = table_[v];
-    uint32_t w = 0;
-    for (unsigned b = 0; b < 4; ++b) w |= uint32_t(in[i + b]) << (8 * b);
+    const uint32_t w = bytes::get_le32(in + i);
     switch ((off + i) % 16) {
       case PCI_MSIX_ENTRY_LOWER_ADDR: e.addr_lo = w & ~3u; break;
       case PCI_MSIX_ENTRY_UPPER_ADDR: e.addr_hi = w; break;

@@ -11,6 +11,8 @@
 #include <cstdint>
 #include <string>
 
+#include "tlm/bytes.h"
+
 namespace dpusim::tlp {
 
 enum class Type : uint8_t {
@@ -45,14 +47,10 @@ struct Bdf {
 };
 std::string bdf_str(uint16_t id);
 
-// Byte enables (PCIe §2.2.5): bit i of a 4-bit First/Last DW BE enables byte i of its DW.
-// The DW mask of the enabled bytes (0x00ff00ff for 0b0101).
-constexpr uint32_t byte_enable_mask(uint8_t be) {
-  return (be & 1 ? 0xffu : 0) | (be & 2 ? 0xff00u : 0) | (be & 4 ? 0xff0000u : 0) | (be & 8 ? 0xff000000u : 0);
-}
-// The lowest and highest enabled byte of a DW (0 when none is).
-constexpr unsigned first_enabled_byte(uint8_t be) { return be & 0xf ? unsigned(__builtin_ctz(be & 0xf)) : 0; }
-constexpr unsigned last_enabled_byte(uint8_t be) { return be & 0xf ? 31u - unsigned(__builtin_clz(be & 0xf)) : 0; }
+// Byte enables (PCIe §2.2.5), from tlm/bytes.h.
+using bytes::byte_enable_mask;
+using bytes::first_enabled_byte;
+using bytes::last_enabled_byte;
 
 struct Header {
   Type type = Type::MRd;

@@ -3,7 +3,7 @@
 #include <stdexcept>
 #include <string>
 
-#include "vnet/virtio_spec.h"
+#include "vnet/virtio/virtio_spec.h"
 
 namespace dpusim::guest {
 
@@ -67,7 +67,7 @@ bool DriverRing::add(const Buf* bufs, size_t n_out, size_t n_in, uint64_t token)
 bool DriverRing::has_used() const {
   uint8_t v[2];
   mem_.read(layout_.used + VRING_USED_IDX, v, 2);
-  return le16(v) != last_used_;
+  return get_le16(v) != last_used_;
 }
 
 bool DriverRing::get(uint64_t* token, uint32_t* len) {
@@ -75,13 +75,13 @@ bool DriverRing::get(uint64_t* token, uint32_t* len) {
   uint8_t e[VRING_USED_ELEM_SIZE];
   mem_.read(layout_.used + VRING_USED_RING + uint64_t(VRING_USED_ELEM_SIZE) * (last_used_ % layout_.size), e, sizeof e);
   last_used_ = uint16_t(last_used_ + 1);
-  const uint32_t head = le32(e + VRING_USED_ELEM_ID);
+  const uint32_t head = get_le32(e + VRING_USED_ELEM_ID);
   if (head >= layout_.size || slots_[head].ids.empty())
     throw std::runtime_error("the device used descriptor " + std::to_string(head) +
                              ", which heads no chain the driver posted");
   Posted& p = slots_[head];
   *token = p.token;
-  *len = le32(e + VRING_USED_ELEM_LEN);
+  *len = get_le32(e + VRING_USED_ELEM_LEN);
   for (uint16_t id : p.ids) free_.push_back(id);
   p.ids.clear();
   --in_flight_;

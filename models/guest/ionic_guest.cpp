@@ -6,18 +6,13 @@
 #include "guest/guest_timing.h"
 #include "ionic/ionic_if.h"
 #include "net/frame.h"
+#include "tlm/bytes.h"
 
 namespace dpusim::guest {
 
 using namespace dpusim::ionic;
 
 namespace {
-
-uint16_t le16(const uint8_t* p) { return uint16_t(p[0] | p[1] << 8); }
-
-void put_le(uint8_t* p, uint64_t v, size_t n) {
-  for (size_t i = 0; i < n; ++i) p[i] = uint8_t(v >> (8 * i));
-}
 
 void check_queue(const IonicGuestQueue& q, const std::string& what) {
   if (q.depth < 2 || (q.depth & (q.depth - 1)))
@@ -58,7 +53,7 @@ IonicGuest::IonicGuest(pcie::SimContext& ctx, host::RootComplex& host, pcie::Tim
 
 void IonicGuest::mmio_write(uint64_t addr, uint64_t value, size_t bytes) {
   std::vector<uint8_t> b(bytes);
-  put_le(b.data(), value, bytes);
+  bytes::put_le(b.data(), value, bytes);
   host_.mem_write(addr, std::move(b), [](pcie::Result&&) {});
 }
 
@@ -82,7 +77,7 @@ unsigned IonicGuest::reclaim(QueuePair& p) {
   unsigned completions = 0;
   while (next_completion(tx)) {
     ++completions;
-    const uint16_t index = uint16_t(le16(comp_ + COMP_INDEX) & (tx.q.depth - 1));
+    const uint16_t index = uint16_t(bytes::get_le16(comp_ + COMP_INDEX) & (tx.q.depth - 1));
     while (true) {
       const uint16_t done = tx.q.tail;
       if (tx.q.bufs[done]) {
@@ -112,8 +107,8 @@ void IonicGuest::pump(unsigned qp) {
     const size_t len = take_frame(qp, buf_.data());
     host_.memory.write(addr, buf_.data(), len);
     std::fill_n(desc, sizeof desc, uint8_t(0));
-    put_le(desc, addr << IONIC_TXQ_DESC_ADDR_SHIFT, 8);  // opcode CSUM_NONE (0), no SG elements
-    put_le(desc + TXQ_DESC_LEN, len, 2);
+    bytes::put_le(desc, addr << IONIC_TXQ_DESC_ADDR_SHIFT, 8);  // opcode CSUM_NONE (0), no SG elements
+    bytes::put_le(desc + TXQ_DESC_LEN, len, 2);
     host_.memory.write(tx.q.ring + uint64_t(tx.q.head) * ETH_DESC_BYTES, desc, sizeof desc);
     tx.q.head = uint16_t((tx.q.head + 1) & (tx.q.depth - 1));
     if (++added == batch()) {
@@ -137,8 +132,8 @@ void IonicGuest::post_rx(QueuePair& p) {
   uint64_t& buf = rx.q.bufs[rx.q.head];
   if (!buf) buf = host_.memory.alloc(spec_.rx_buf_len, 64);
   uint8_t desc[ETH_DESC_BYTES] = {};
-  put_le(desc + RXQ_DESC_LEN, spec_.rx_buf_len, 2);
-  put_le(desc + RXQ_DESC_ADDR, buf, 8);
+  bytes::put_le(desc + RXQ_DESC_LEN, spec_.rx_buf_len, 2);
+  bytes::put_le(desc + RXQ_DESC_ADDR, buf, 8);
   host_.memory.write(rx.q.ring + uint64_t(rx.q.head) * ETH_DESC_BYTES, desc, sizeof desc);
   rx.q.head = uint16_t((rx.q.head + 1) & (rx.q.depth - 1));
 }
@@ -148,8 +143,8 @@ unsigned IonicGuest::poll_rx(unsigned qp) {
   Ring& rx = p.rx;
   unsigned work = 0;
   while (next_completion(rx)) {
-    const uint16_t index = uint16_t(le16(comp_ + COMP_INDEX) & (rx.q.depth - 1));
-    const uint16_t len = le16(comp_ + RXQ_COMP_LEN);
+    const uint16_t index = uint16_t(bytes::get_le16(comp_ + COMP_INDEX) & (rx.q.depth - 1));
+    const uint16_t len = bytes::get_le16(comp_ + RXQ_COMP_LEN);
     const uint64_t buf = rx.q.bufs[index];
     if (comp_[COMP_STATUS] == 0 && buf && len <= spec_.rx_buf_len) {
       host_.memory.read(buf, buf_.data(), len);

@@ -5,7 +5,7 @@
 
 #include "guest/guest_timing.h"
 #include "net/frame.h"
-#include "vnet/virtio_spec.h"
+#include "vnet/virtio/virtio_spec.h"
 
 namespace dpusim::guest {
 
@@ -118,7 +118,7 @@ void GuestNet::poll_rx(unsigned qp) {
     std::vector<uint8_t>& buf = rx_buf_;
     buf.resize(len);
     host_.memory.read(token, buf.data(), len);
-    const unsigned num = mrg && len >= VIRTIO_NET_HDR_V1_SIZE ? le16(&buf[VIRTIO_NET_HDR_NUM_BUFFERS]) : 1;
+    const unsigned num = mrg && len >= VIRTIO_NET_HDR_V1_SIZE ? get_le16(&buf[VIRTIO_NET_HDR_NUM_BUFFERS]) : 1;
     p.rx_spare.push_back(token);
     for (unsigned k = 1; k < num; ++k) {
       uint64_t more;

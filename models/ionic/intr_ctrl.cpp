@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "ionic/le_bytes.h"
+#include "tlm/bytes.h"
 
 namespace dpusim::ionic {
 
@@ -55,11 +56,7 @@ void IntrCtrl::write(uint64_t off, const uint8_t* in, size_t n) {
     if (v >= blocks_.size()) return;
     // Write-only fields (credits) merge into 0, not their readback.
     uint32_t value = r == INTR_CTRL_CREDITS ? 0 : reg(v, r);
-    for (unsigned b = 0; b < 4; ++b) {
-      const uint64_t a = dw + b;
-      if (a >= off && a < off + n) value = (value & ~(0xffu << (8 * b))) | uint32_t(in[a - off]) << (8 * b);
-    }
-    write_reg(v, r, value);
+    write_reg(v, r, bytes::merge_written(value, dw, off, in, n));
   }
 }
 

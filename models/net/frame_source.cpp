@@ -5,6 +5,7 @@
 #include <stdexcept>
 
 #include "net/frame.h"
+#include "tlm/bytes.h"
 
 namespace dpusim::net {
 
@@ -14,14 +15,6 @@ uint64_t splitmix(uint64_t& state) {
   z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
   z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
   return z ^ (z >> 31);
-}
-void put_le(uint8_t* p, uint64_t v, unsigned n) {
-  for (unsigned i = 0; i < n; ++i) p[i] = uint8_t(v >> (8 * i));
-}
-uint64_t get_le(const uint8_t* p, unsigned n) {
-  uint64_t v = 0;
-  for (unsigned i = 0; i < n; ++i) v |= uint64_t(p[i]) << (8 * i);
-  return v;
 }
 }  // namespace
 
@@ -88,8 +81,8 @@ FrameSource::FrameSource(uint64_t key, pcie::Rng rng, SizeDistribution sizes, co
 void FrameSource::pattern(uint64_t key, uint16_t flow, uint64_t seq, uint8_t* out, size_t n) {
   uint64_t state = key ^ (uint64_t(flow) << 48) ^ (seq * 0xff51afd7ed558ccdull);
   size_t i = 0;
-  for (; i + 8 <= n; i += 8) put_le(out + i, splitmix(state), 8);
-  if (i < n) put_le(out + i, splitmix(state), unsigned(n - i));
+  for (; i + 8 <= n; i += 8) bytes::put_le(out + i, splitmix(state), 8);
+  if (i < n) bytes::put_le(out + i, splitmix(state), unsigned(n - i));
 }
 
 size_t FrameSource::next(uint16_t flow, uint64_t now_ps, uint8_t* out) {
@@ -97,10 +90,10 @@ size_t FrameSource::next(uint16_t flow, uint64_t now_ps, uint8_t* out) {
   const uint64_t seq = seq_[flow]++;
   const size_t len = sizes_.draw(rng_);
   std::memcpy(out, header_, sizeof header_);
-  put_le(out + 14, seq, 8);
-  put_le(out + 22, flow, 2);
-  put_le(out + 24, len, 2);
-  put_le(out + 26, now_ps, 8);
+  bytes::put_le(out + 14, seq, 8);
+  bytes::put_le(out + 22, flow, 2);
+  bytes::put_le(out + 24, len, 2);
+  bytes::put_le(out + 26, now_ps, 8);
   pattern(key_, flow, seq, out + kTrafficHeaderBytes, len - kTrafficHeaderBytes);
   ++made_;
   return len;
@@ -113,13 +106,13 @@ void FrameChecker::problem(uint64_t& counter, const std::string& what) {
 
 bool FrameChecker::check(unsigned rxq, const uint8_t* frame, size_t len, uint64_t now_ps) {
   if (len < kTrafficHeaderBytes || frame[12] != uint8_t(kTrafficEtherType >> 8) ||
-      frame[13] != uint8_t(kTrafficEtherType) || get_le(frame + 24, 2) != len) {
+      frame[13] != uint8_t(kTrafficEtherType) || bytes::get_le(frame + 24, 2) != len) {
     problem(counts_.malformed,
             "a frame of " + std::to_string(len) + " bytes is not one the source made (header or length field)");
     return false;
   }
-  const uint64_t seq = get_le(frame + 14, 8);
-  const uint16_t flow = uint16_t(get_le(frame + 22, 2));
+  const uint64_t seq = bytes::get_le(frame + 14, 8);
+  const uint16_t flow = uint16_t(bytes::get_le(frame + 22, 2));
   auto what = [&] { return "flow " + std::to_string(flow) + " frame " + std::to_string(seq); };  // for a problem only
   if (scratch_.size() < len) scratch_.resize(len);
   FrameSource::pattern(key_, flow, seq, scratch_.data(), len - kTrafficHeaderBytes);
@@ -146,7 +139,7 @@ bool FrameChecker::check(unsigned rxq, const uint8_t* frame, size_t len, uint64_
     return false;
   }
   next[rxq] = seq + 1;
-  const uint64_t made = get_le(frame + 26, 8), latency = now_ps >= made ? now_ps - made : 0;
+  const uint64_t made = bytes::get_le(frame + 26, 8), latency = now_ps >= made ? now_ps - made : 0;
   if (counts_.good == 0 || latency < counts_.latency_min_ps) counts_.latency_min_ps = latency;
   counts_.latency_max_ps = std::max(counts_.latency_max_ps, latency);
   counts_.latency_sum_ps += latency;

@@ -5,7 +5,7 @@
 #include "ionic/ionic_kind.h"
 #include "rtl/rtl_dma_kind.h"
 #include "testep/testep_kind.h"
-#include "vnet/vnet_family.h"
+#include "vnet/app/vnet_family.h"
 
 namespace dpusim::platform {
 

@@ -1,6 +1,7 @@
 #include "tlm/timing.h"
 #include "switch/pcie_switch.h"
 
+#include "tlm/bytes.h"
 #include "tlm/completer.h"
 #include "tlm/dma.h"
 #include "tlm/pci_regs.h"
@@ -247,7 +248,7 @@ void PcieSwitch::send_dsp_msi(unsigned i, uint64_t addr, uint32_t data) {
   h.length_dw = 1;
   h.first_be = 0xf;
   Tlp* t = ctx_.pool.alloc(h, 4);
-  for (unsigned b = 0; b < 4; ++b) pcie::data(*t)[b] = uint8_t(data >> (8 * b));
+  bytes::put_le32(pcie::data(*t), data);
   ctx_.event(dsps_[i]->path(), "msi_send").hex("addr", addr).hex("data", data);
   if (!usp_->bus_master()) {
     ++posted_dropped;

@@ -5,6 +5,7 @@
 #include <string>
 
 #include "testep/testep_timing.h"
+#include "tlm/bytes.h"
 #include "tlm/capabilities.h"
 #include "tlm/pci_regs.h"
 
@@ -61,12 +62,7 @@ void TestEndpoint::read_regs(uint64_t off, uint8_t* out, size_t n) {
 void TestEndpoint::write_regs(uint64_t off, const uint8_t* in, size_t n) {
   // Registers are DWs: merge the written bytes into each DW they touch, then act on it.
   for (uint32_t dw = uint32_t(off) & ~3u; dw < off + n && dw < TEP_REGS_END; dw += 4) {
-    uint32_t v = regs_[dw / 4];
-    for (unsigned b = 0; b < 4; ++b) {
-      const uint64_t a = dw + b;
-      if (a >= off && a < off + n) v = (v & ~(0xffu << (8 * b))) | uint32_t(in[a - off]) << (8 * b);
-    }
-    write_reg(dw, v);
+    write_reg(dw, bytes::merge_written(regs_[dw / 4], dw, off, in, n));
   }
 }
 

@@ -10,7 +10,7 @@ from dpusim.futures import Future
 
 @dataclass(frozen=True)
 class CommandResult:
-    """What a line on the application's stdin came to (models/vnet/command.cpp): `outcome` is
+    """What a line on the application's stdin came to (models/vnet/app/command.cpp): `outcome` is
     OK, REJECTED, IGNORED, DROPPED, SKIPPED or the DOCA result of its work item (AGAIN,
     IN_PROGRESS, NOT_FOUND, ALREADY_EXIST, NOT_SUPPORTED, BAD_STATE...); `log` the
     application's lines it produced as (thread, level, msg); `time_ps` when the outcome was

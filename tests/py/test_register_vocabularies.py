@@ -1,5 +1,5 @@
 """The Python drivers' register vocabularies (dpusim.drivers.pci_regs, dpusim.drivers.virtio_regs,
-dpusim.drivers.ionic_regs) and the C++ models' (tlm/pci_regs.h, models/vnet/virtio_spec.h,
+dpusim.drivers.ionic_regs) and the C++ models' (tlm/pci_regs.h, models/vnet/virtio/virtio_spec.h,
 models/ionic/ionic_if.h, and any other C++ file of the
 repository defining the same names) are one vocabulary: every name defined on both sides has the
 same value on both sides. The C++ files are found by searching the repository, not by path, so

@@ -1,5 +1,5 @@
 """VirtIO 1.2 register layouts as Linux's uapi headers name them (virtio_config.h, virtio_pci.h,
-virtio_net.h, virtio_ring.h): the same names and values as models/vnet/virtio_spec.h
+virtio_net.h, virtio_ring.h): the same names and values as models/vnet/virtio/virtio_spec.h
 (tests/py/test_register_vocabularies.py checks every name defined on both sides)."""
 
 VIRTIO_CONFIG_S_ACKNOWLEDGE = 0x01

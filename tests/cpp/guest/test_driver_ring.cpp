@@ -8,7 +8,7 @@
 
 #include "guest/driver_ring.h"
 #include "host/host_memory.h"
-#include "vnet/virtio_spec.h"
+#include "vnet/virtio/virtio_spec.h"
 
 using namespace dpusim;
 
@@ -22,13 +22,13 @@ TEST(DriverRing, ChainsGoInFifoSlotsAndComeBackUsed) {
   ASSERT_TRUE(ring.add(two, 2, 0, 111));
   uint8_t d[16];
   mem.read(l.desc + 16 * 7, d, 16);  // the first free id, 7, heads the chain and links to 6
-  EXPECT_EQ(virtio::le64(d), 0x1000u);
-  EXPECT_EQ(virtio::le16(d + 12), virtio::VRING_DESC_F_NEXT);
-  EXPECT_EQ(virtio::le16(d + 14), 6);
+  EXPECT_EQ(virtio::get_le64(d), 0x1000u);
+  EXPECT_EQ(virtio::get_le16(d + 12), virtio::VRING_DESC_F_NEXT);
+  EXPECT_EQ(virtio::get_le16(d + 14), 6);
   uint8_t a[6];
   mem.read(l.avail, a, 6);
-  EXPECT_EQ(virtio::le16(a + 2), 1);  // idx
-  EXPECT_EQ(virtio::le16(a + 4), 7);  // ring[0] = head
+  EXPECT_EQ(virtio::get_le16(a + 2), 1);  // idx
+  EXPECT_EQ(virtio::get_le16(a + 4), 7);  // ring[0] = head
   EXPECT_EQ(ring.num_free(), 6u);
   uint64_t token;
   uint32_t len;

@@ -81,3 +81,29 @@ TEST(Completer, UnalignedShortReadKeepsLowerAddress) {
   EXPECT_EQ(data(*cpls[0])[3], 0xbb);
   cpls[0]->release();
 }
+
+TEST(Completer, RegisterReadMasksEachDwWithItsByteEnables) {
+  TlpPool pool;
+  tlp::Header req;
+  req.type = tlp::Type::MRd;
+  req.address = 0x3000;
+  req.length_dw = 3;
+  req.first_be = 0xe;  // bytes 1..3 of DW 0
+  req.last_be = 0x3;   // bytes 0..1 of DW 2
+  std::vector<std::pair<unsigned, uint8_t>> asked;
+  auto read_dw = [&](unsigned k, uint8_t be) {
+    asked.emplace_back(k, be);
+    return 0x44332211u + 0x01010101u * k * 0x10;
+  };
+  std::vector<Tlp*> cpls;
+  complete_register_read(pool, req, 0x0400, 128, 64, read_dw, [&](Tlp* t) { cpls.push_back(t); });
+  EXPECT_EQ(asked, (std::vector<std::pair<unsigned, uint8_t>>{{0, 0xe}, {1, 0xf}, {2, 0x3}}));
+  ASSERT_EQ(cpls.size(), 1u);
+  EXPECT_EQ(hdr(*cpls[0]).byte_count, 9);
+  EXPECT_EQ(hdr(*cpls[0]).lower_address, 0x01);
+  EXPECT_EQ(hdr(*cpls[0]).requester_id, req.requester_id);
+  // The 9 bytes from the first enabled one, at lower_address & 3 in the payload.
+  const std::vector<uint8_t> want = {0x22, 0x33, 0x44, 0x21, 0x32, 0x43, 0x54, 0x31, 0x42};
+  for (size_t i = 0; i < want.size(); ++i) EXPECT_EQ(data(*cpls[0])[1 + i], want[i]) << i;
+  cpls[0]->release();
+}

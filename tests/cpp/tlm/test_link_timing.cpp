@@ -26,14 +26,14 @@ uint64_t expect_ps(uint64_t bytes, uint64_t mtps, uint64_t lanes, uint64_t num, 
   return uint64_t((n + d - 1) / d);
 }
 
-struct Bench {
+struct LinkBench {
   SimContext ctx{1};
   Port upper{"upper"}, lower{"lower"};
   Link link;
   Requester writer;
   std::vector<uint64_t> arrivals_down, arrivals_up;
 
-  Bench(unsigned gen, unsigned width)
+  LinkBench(unsigned gen, unsigned width)
       : link("link", ctx, timing::link_host_gen, timing::link_host_width, [] { return 0; }),
         writer("writer", ctx, [this](Tlp& t) { return upper.send(t); }, [] { return uint16_t(0x0100); }) {
     ctx.log.open_memory();
@@ -50,7 +50,7 @@ struct Bench {
 }  // namespace
 
 TEST(LinkTiming, Gen1x1_4KiBWriteAndTwoAtOnceAndReverseTraffic) {
-  Bench b(1, 1);
+  LinkBench b(1, 1);
   std::vector<uint8_t> data(4096, 0x5a);
   const uint64_t per_tlp = expect_ps(12 + 256 + 8, 2500, 1, 10, 8);  // 276 B: 1.104 us
   ASSERT_EQ(per_tlp, 1104000u);
@@ -73,7 +73,7 @@ TEST(LinkTiming, Gen1x1_4KiBWriteAndTwoAtOnceAndReverseTraffic) {
 }
 
 TEST(LinkTiming, Gen4x16_4KiBWrite) {
-  Bench b(4, 16);
+  LinkBench b(4, 16);
   std::vector<uint8_t> data(4096, 1);
   const uint64_t per_tlp = expect_ps(12 + 256 + 8, 16000, 16, 130, 128);
   b.writer.write(0x2000, data.data(), data.size());
@@ -86,7 +86,7 @@ TEST(LinkTiming, Gen4x16_4KiBWrite) {
 }
 
 TEST(LinkTiming, Above4GiBUsesThe16ByteHeader) {
-  Bench b(2, 4);
+  LinkBench b(2, 4);
   std::vector<uint8_t> data(128, 1);
   b.writer.write(0x100000000ull, data.data(), data.size());
   sc_start();

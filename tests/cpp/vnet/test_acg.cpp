@@ -4,7 +4,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "vnet/acg.h"
+#include "vnet/switch/acg.h"
 #include "platform/platform_doc.h"
 
 using namespace dpusim::vnet;

@@ -1,4 +1,4 @@
-// CONTROLLER_CLEANUP (models/vnet/cleanup.h; the DOCA guide's controller cleanup, its steps
+// CONTROLLER_CLEANUP (models/vnet/app/cleanup.h; the DOCA guide's controller cleanup, its steps
 // as the application labels them): the steps in order, each after its cost in the timing
 // profile, steps whose resource is absent skipped without taking time, the full teardown's
 // config MSI-X and Step 6, and what the end of a cleanup releases: the reset hold and a

@@ -1,4 +1,4 @@
-// The application's stdin commands (models/vnet/command.h; the DOCA guide's hotplug control):
+// The application's stdin commands (models/vnet/app/command.h; the DOCA guide's hotplug control):
 // the grammar's outcomes (REJECTED, IGNORED, DROPPED, SKIPPED, and each item's result), and the
 // lines each command produced, the main thread's while parsing and the worker's while its item
 // ran, in the event "command".

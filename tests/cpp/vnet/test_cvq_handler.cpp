@@ -1,4 +1,4 @@
-// The control virtqueue's handler (models/vnet/cvq_handler.h; virtio 1.2 §5.1.6.5), seen as
+// The control virtqueue's handler (models/vnet/app/cvq_handler.h; virtio 1.2 §5.1.6.5), seen as
 // the driver sees it: requests put on the control queue in host memory, the ack byte the
 // device writes back. RX, MAC and VLAN are acknowledged, other classes and MQ commands refused;
 // VIRTIO_NET_CTRL_MQ_VQ_PAIRS_SET is validated, a decrease applied before the reply, an

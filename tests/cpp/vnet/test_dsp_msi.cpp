@@ -1,4 +1,4 @@
-// The downstream ports' MSIs over ACG credits (models/vnet/dsp_msi.h; the DOCA guide's
+// The downstream ports' MSIs over ACG credits (models/vnet/switch/dsp_msi.h; the DOCA guide's
 // asynchronous credit grants): credits cached up to the queue's capacity and flushed, none in
 // static mode; each MSI a Memory Write from the port's own ID with the 16-bit message data
 // (PCIe r5.0 §6.1.4), 3DW or 4DW by its address; BAD_STATE without host MSI set-up; a slot

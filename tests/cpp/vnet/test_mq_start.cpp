@@ -1,4 +1,4 @@
-// The MQ start (models/vnet/mq_start.h; the DOCA guide's start_additional_queue_pairs on
+// The MQ start (models/vnet/app/mq_start.h; the DOCA guide's start_additional_queue_pairs on
 // background threads): at most two threads hold the semaphore, each checks the device's cancel
 // flag before every queue pair (set_conf and start of RX and TX, then a 1 ms yield) and
 // enables the group after the last one; in static mode with several endpoints an increase

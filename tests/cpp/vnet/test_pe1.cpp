@@ -1,4 +1,4 @@
-// PE1, the application's TLP server (models/vnet/pe1.h): config requests routed by the BDF
+// PE1, the application's TLP server (models/vnet/app/pe1.h): config requests routed by the BDF
 // cache and the slow path (the DOCA guide's switch emulation: Type 0 at any bus reaches the
 // USP, Type 1 on the USP's secondary bus the DSP of that device number, a DSP's secondary bus
 // its endpoint), bus renumbering, the dummy function's Unsupported Request, the endpoint BAR0's

@@ -1,4 +1,4 @@
-// The downstream ports' hot-plug slots as the application runs them (models/vnet/slots.h; the
+// The downstream ports' hot-plug slots as the application runs them (models/vnet/switch/slots.h; the
 // DOCA guide's hotplug mode, PCIe r5.0 §7.5.3.10-11 for the registers): Slot Control's power
 // edges (bit 10) and presence, Command Completed after every Slot Control write and its MSI,
 // the worker's plug and unplug items with each rejection, the unplug's wait for the host's

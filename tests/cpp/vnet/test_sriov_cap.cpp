@@ -7,10 +7,10 @@
 
 #include "device/doc_error.h"
 #include "tlm/pci_regs.h"
-#include "vnet/bridge_image.h"
-#include "vnet/ep_image.h"
-#include "vnet/sriov_limits.h"
-#include "vnet/vnet_options.h"
+#include "vnet/switch/bridge_image.h"
+#include "vnet/virtio/ep_image.h"
+#include "vnet/sriov/sriov_limits.h"
+#include "vnet/app/vnet_options.h"
 
 using namespace dpusim::vnet;
 using namespace dpusim::pci;
@@ -69,9 +69,9 @@ TEST(SriovCap, ReadOnlyFieldsAndResetValues) {
 
 TEST(SriovCap, ControlMaskAndDecodedState) {
   Pf pf(8);
-  SriovPfState seen_before, seen_after;
+  dpusim::pcie::SriovState seen_before, seen_after;
   int calls = 0;
-  pf.img->sriov()->on_control = [&](const SriovPfState& b, const SriovPfState& a) {
+  pf.img->sriov()->on_control = [&](const dpusim::pcie::SriovState& b, const dpusim::pcie::SriovState& a) {
     seen_before = b;
     seen_after = a;
     ++calls;
@@ -127,7 +127,7 @@ TEST(SriovCap, VfBarSizingFollowsTheSystemPageSize) {
   // A larger page after the BAR was programmed: the bits below the new size read 0.
   pf.wr(S + PCI_SRIOV_SYS_PGSIZE, 0x10);
   EXPECT_EQ(pf.rd(b0), 0x1234000cu);
-  const SriovPfState& st = pf.img->sriov()->state();
+  const dpusim::pcie::SriovState& st = pf.img->sriov()->state();
   EXPECT_EQ(st.vf_bar0, 0x112340000ull);
   EXPECT_EQ(st.vf_bar_size(), 0x10000u);
 }
@@ -136,7 +136,7 @@ TEST(SriovCap, ApertureDecodesOnlyWithVfEnableAndVfMse) {
   Pf pf(4);
   const uint16_t b0 = S + PCI_SRIOV_BAR;
   pf.wr(b0, 0x80000000);
-  const SriovPfState& st = pf.img->sriov()->state();
+  const dpusim::pcie::SriovState& st = pf.img->sriov()->state();
   EXPECT_EQ(st.vf_at(0x80000000), -1);
   pf.wr(S + PCI_SRIOV_CTRL, PCI_SRIOV_CTRL_VFE, 0x3);
   EXPECT_EQ(st.vf_at(0x80000000), -1);

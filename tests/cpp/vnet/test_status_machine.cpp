@@ -1,4 +1,4 @@
-// The device status state machine (models/vnet/status_machine.h) driven by common-config
+// The device status state machine (models/vnet/app/status_machine.h) driven by common-config
 // writes as PE1 hands them over: the lines and work items of ACKNOWLEDGE, DRIVER,
 // FEATURES_OK and DRIVER_OK, the device reset with its per-device barrier and the reset hold
 // (status 0x40 until the controller's cleanup, released by the next common-config access), the

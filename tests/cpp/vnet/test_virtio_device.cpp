@@ -2,7 +2,7 @@
 // the writes a driver makes, one DW at a time as PE1 applies them.
 #include <gtest/gtest.h>
 
-#include "vnet/virtio_device.h"
+#include "vnet/virtio/virtio_device.h"
 
 using namespace dpusim::vnet;
 using namespace dpusim::virtio;

@@ -1,4 +1,4 @@
-// The config worker's items (models/vnet/work_items.h): INITIALIZE_VQS creates every data
+// The config worker's items (models/vnet/app/work_items.h): INITIALIZE_VQS creates every data
 // queue and the control queue only with MQ; START_AND_ENABLE needs DRIVER_OK and the first
 // queue pair configured; DEVICE_RESET resets the registers; SPEED_CHANGE bounces the link
 // with two config interrupts; and after each item, the liveness of the reset hold (the
@@ -151,8 +151,8 @@ TEST(WorkItems, ASpeedChangeBouncesTheLinkWithTwoConfigInterrupts) {
   EXPECT_EQ(up.data, 0x21u);
   EXPECT_EQ(up.requester_id, 0x0200);
   EXPECT_EQ(b.dev(0).config_generation(), uint8_t(generation + 2));
-  EXPECT_EQ(le32(b.dev(0).net_config() + VIRTIO_NET_CFG_SPEED), 50000u);
-  EXPECT_EQ(le16(b.dev(0).net_config() + VIRTIO_NET_CFG_STATUS), VIRTIO_NET_S_LINK_UP);
+  EXPECT_EQ(get_le32(b.dev(0).net_config() + VIRTIO_NET_CFG_SPEED), 50000u);
+  EXPECT_EQ(get_le16(b.dev(0).net_config() + VIRTIO_NET_CFG_STATUS), VIRTIO_NET_S_LINK_UP);
   EXPECT_EQ(b.ctl(0).config_msix, std::optional<uint16_t>(0));
 
   // The same speed again: no bounce.

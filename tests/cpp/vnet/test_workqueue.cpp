@@ -8,8 +8,8 @@
 #include <string>
 #include <vector>
 
-#include "vnet/vnet_timing.h"
-#include "vnet/workqueue.h"
+#include "vnet/app/vnet_timing.h"
+#include "vnet/app/workqueue.h"
 
 using namespace dpusim::vnet;
 using namespace sc_core;

@@ -25,12 +25,12 @@
 #include "../support/kernel.h"
 #include "tlm/pci_regs.h"
 #include "tlm/timed_queue.h"
-#include "vnet/bridge_image.h"
-#include "vnet/ep_image.h"
-#include "vnet/virtio_spec.h"
-#include "vnet/vnet_family.h"
-#include "vnet/vnet_layout.h"
-#include "vnet/vnet_timing.h"
+#include "vnet/switch/bridge_image.h"
+#include "vnet/virtio/ep_image.h"
+#include "vnet/virtio/virtio_spec.h"
+#include "vnet/app/vnet_family.h"
+#include "vnet/virtio/vnet_layout.h"
+#include "vnet/app/vnet_timing.h"
 
 namespace dpusim::testing {
 
