@@ -99,7 +99,7 @@ TEST(LinkTiming, Above4GiBUsesThe16ByteHeader) {
 // r5.0 Tables 2-46..48, 3-7..9): a TLP's time is divided by (1 - share). What is left for TLPs
 // is pcie-model's 57.88 Gb/s; the default share (0) leaves the arithmetic above unchanged.
 TEST(LinkTiming, Gen3x8_DllpShareLeavesPcieBenchTlpBandwidth) {
-  Bench b(3, 8);
+  LinkBench b(3, 8);
   EXPECT_EQ(b.ctx.timing.get(timing::link_dllp_share_ppm), 0u);
   b.ctx.timing.set("link.dllp_share_ppm", 81419);
   std::vector<uint8_t> data(2048, 1);
