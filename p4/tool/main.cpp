@@ -122,14 +122,6 @@ int refused(const std::string& prog, const LoadError& error) {
   return error.code == LoadCode::kIo ? 2 : 1;
 }
 
-void order_by_time(std::vector<PortFrame>* frames) {
-  std::stable_sort(frames->begin(), frames->end(), [](const PortFrame& a, const PortFrame& b) {
-    if (a.ts_ns != b.ts_ns) return a.ts_ns < b.ts_ns;
-    if (a.port != b.port) return a.port < b.port;
-    return a.index < b.index;
-  });
-}
-
 int main(int argc, char** argv) {
   if (argc < 2) return usage();
   std::string cmd = argv[1];
