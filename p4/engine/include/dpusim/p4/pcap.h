@@ -72,6 +72,12 @@ class PcapReader {
   bool swapped_ = false, nanosecond_ = false, eof_ = false;
 };
 
+// Reads a whole file (through PcapReader); false with *error naming the file, the record,
+// its byte offset and the problem.
+bool read_pcap(const std::string& path, PcapFile* out, std::string* error);
+// The same for the bytes of a file already in memory; `name` stands for the file in errors.
+bool parse_pcap(const std::vector<std::uint8_t>& bytes, const std::string& name, PcapFile* out, std::string* error);
+
 class PcapWriter {
  public:
   PcapWriter() = default;
