@@ -203,6 +203,14 @@ std::vector<std::uint8_t> simple_router_frame() {
   return frame;
 }
 
+bool bench_temp_dir(const std::string& prefix, std::filesystem::path* dir) {
+  std::error_code ec;
+  *dir = std::filesystem::temp_directory_path(ec) / (prefix + std::to_string(::getpid()));
+  std::filesystem::create_directories(*dir, ec);
+  if (ec) std::cerr << dir->string() << ": cannot create: " << ec.message() << "\n";
+  return !ec;
+}
+
 int bench_simple_router(const std::string& corpus, std::size_t frames) {
   const std::string program = corpus + "/targets_simple_switch_grpc_tests_testdata_simple_router.json";
   const std::string commands = corpus + "/targets_simple_router_commands.txt";
@@ -211,12 +219,8 @@ int bench_simple_router(const std::string& corpus, std::size_t frames) {
     std::printf("simple_router end to end: skipped (no simple_router program or commands in %s; give --corpus DIR)\n", corpus.c_str());
     return 0;
   }
-  const std::filesystem::path dir = std::filesystem::temp_directory_path(ec) / ("dpusim-p4-bench-" + std::to_string(::getpid()));
-  std::filesystem::create_directories(dir, ec);
-  if (ec) {
-    std::cerr << dir.string() << ": cannot create: " << ec.message() << "\n";
-    return 2;
-  }
+  std::filesystem::path dir;
+  if (!bench_temp_dir("dpusim-p4-bench-", &dir)) return 2;
   std::vector<std::uint8_t> frame = simple_router_frame();
   {
     PcapWriter w;

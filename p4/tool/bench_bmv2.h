@@ -5,6 +5,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <filesystem>
 #include <string>
 #include <vector>
 
@@ -31,6 +32,9 @@ long fill_stress_tables(Engine& e, const char* program, const char* kind, const 
                         std::vector<TableUpdate>* installed);
 
 int bench_stress(const std::string& corpus, std::uint64_t seed, std::size_t repeats);
+// A fresh folder PREFIX<pid> under the temporary directory; false, said on stderr, when it
+// cannot be made.
+bool bench_temp_dir(const std::string& prefix, std::filesystem::path* dir);
 // simple_router's frame: 60 bytes of UDP from 10.0.1.10 to 10.0.0.10, TTL 64, checksum right.
 std::vector<std::uint8_t> simple_router_frame();
 int bench_simple_router(const std::string& corpus, std::size_t frames);

@@ -194,21 +194,17 @@ std::string default_corpus() {
 int bench_end_to_end(std::string corpus, std::uint64_t seed, std::size_t router_frames, std::size_t stress_frames,
                      std::size_t memory_frames) {
   std::error_code ec;
-  if (corpus.empty()) corpus = default_corpus();
+  const bool defaulted = corpus.empty();
+  if (defaulted) corpus = default_corpus();
   const std::string program = corpus + "/targets_simple_switch_grpc_tests_testdata_simple_router.json";
   const std::string commands = corpus + "/targets_simple_router_commands.txt";
   if (!std::filesystem::exists(program, ec) || !std::filesystem::exists(commands, ec)) {
-    std::printf("dpusim p4 bench --end-to-end: skipped: no simple_router program or commands in '%s' (the shared folder "
-                "beside the repository is absent; give --corpus DIR, the folder of bmv2's programs)\n",
-                corpus.c_str());
+    std::printf("dpusim p4 bench --end-to-end: skipped: no simple_router program or commands in '%s'%s\n", corpus.c_str(),
+                defaulted ? " (../shared beside the repository is absent: give --corpus DIR, the folder of bmv2's programs)" : "");
     return 0;
   }
-  const std::filesystem::path dir = std::filesystem::temp_directory_path(ec) / ("dpusim-p4-e2e-" + std::to_string(::getpid()));
-  std::filesystem::create_directories(dir, ec);
-  if (ec) {
-    std::cerr << dir.string() << ": cannot create: " << ec.message() << "\n";
-    return 2;
-  }
+  std::filesystem::path dir;
+  if (!bench_temp_dir("dpusim-p4-e2e-", &dir)) return 2;
   std::printf("dpusim p4 bench --end-to-end: `p4 switch PROG -i 0@p0 -i 1@p1 -i 2@p2 --use-files --commands FILE` in a child "
               "process, input on port 1, best of 3 by CPU time; corpus %s, seed %llu\n",
               corpus.c_str(), static_cast<unsigned long long>(seed));
