@@ -51,10 +51,7 @@ std::string hex_bytes(const std::uint8_t* p, int n) {
   return s;
 }
 
-struct Traffic {
-  std::size_t size = 0;
-  std::vector<std::vector<std::uint8_t>> frames;
-};
+}  // namespace
 
 bool read_traffic(const std::string& path, Traffic* t) {
   std::string text;
@@ -71,6 +68,8 @@ bool read_traffic(const std::string& path, Traffic* t) {
   }
   return true;
 }
+
+namespace {
 
 // bmv2's get_pLen: at least 4 bits, each step of 8 more as likely as stopping early.
 int prefix_length(std::mt19937_64& rng) {
@@ -116,21 +115,43 @@ TableUpdate entry(const std::string& kind, const TableDesc& t, const std::vector
   return u;
 }
 
-struct StressCase {
-  const char* program;
-  const char* kind;  // exact, lpm, ternary or none
-  double bmv2_pps;   // the corpus's figure for bmv2 built for speed on this kind of machine
-};
-
 }  // namespace
 
-int bench_stress(const std::string& corpus, std::uint64_t seed, std::size_t repeats) {
-  const StressCase cases[] = {
+const StressCase* stress_cases(std::size_t* n) {
+  static const StressCase cases[] = {
       {"tests_stress_tests_testdata_parser_deparser_1.json", "none", 281531},
       {"tests_stress_tests_testdata_exact_match_1.json", "exact", 1179245},
       {"tests_stress_tests_testdata_LPM_match_1.json", "lpm", 469704},
       {"tests_stress_tests_testdata_ternary_match_1.json", "ternary", 201816},
   };
+  *n = std::size(cases);
+  return cases;
+}
+
+long fill_stress_tables(Engine& e, const char* program, const char* kind, const Traffic& traffic, std::uint64_t seed,
+                        std::vector<TableUpdate>* installed) {
+  std::mt19937_64 rng(seed);
+  long entries = 0;
+  for (const auto& f : traffic.frames)
+    for (const TableDesc& t : e.describe_tables()) {
+      if (!chance(rng, 0.9)) continue;
+      UpdateError ue;
+      TableUpdate u = entry(kind, t, f, rng);
+      // A repeat of an entry is refused as a duplicate, as bmv2's test expects.
+      if (e.update(u, &ue)) {
+        ++entries;
+        if (installed) installed->push_back(std::move(u));
+      } else if (ue.code != UpdateCode::kDuplicateEntry) {
+        std::cerr << program << ": " << ue.message << "\n";
+        return -1;
+      }
+    }
+  return entries;
+}
+
+int bench_stress(const std::string& corpus, std::uint64_t seed, std::size_t repeats) {
+  std::size_t ncases = 0;
+  const StressCase* cases = stress_cases(&ncases);
   Traffic traffic;
   if (!read_traffic(corpus + "/tests_stress_tests_testdata_udp_tcp_traffic.bin", &traffic)) {
     std::printf("bmv2 stress programs: skipped (no traffic file in %s; give --corpus DIR)\n", corpus.c_str());
@@ -139,25 +160,15 @@ int bench_stress(const std::string& corpus, std::uint64_t seed, std::size_t repe
   std::printf("bmv2 stress programs: %zu frames of %zu bytes, %zu passes, best of 3, per CPU second, seed %llu\n", traffic.frames.size(),
               traffic.size, repeats, static_cast<unsigned long long>(seed));
   bool all = true;
-  for (const StressCase& c : cases) {
+  for (std::size_t k = 0; k < ncases; ++k) {
+    const StressCase& c = cases[k];
     LoadOptions options;
     options.policy = PortPolicy::kV1Model;
     LoadError error;
     auto e = Engine::load_file(corpus + "/" + c.program, options, &error);
     if (!e) return refused(c.program, error);
-    std::mt19937_64 rng(seed);
-    std::size_t entries = 0;
-    for (const auto& f : traffic.frames)
-      for (const TableDesc& t : e->describe_tables()) {
-        if (!chance(rng, 0.9)) continue;
-        UpdateError ue;
-        // A repeat of an entry is refused as a duplicate, as bmv2's test expects.
-        if (e->update(entry(c.kind, t, f, rng), &ue)) ++entries;
-        else if (ue.code != UpdateCode::kDuplicateEntry) {
-          std::cerr << c.program << ": " << ue.message << "\n";
-          return 1;
-        }
-      }
+    const long entries = fill_stress_tables(*e, c.program, c.kind, traffic, seed, nullptr);
+    if (entries < 0) return 1;
     double best = 1e300;
     std::size_t out = 0;
     for (int round = 0; round < 4; ++round) {
@@ -171,11 +182,33 @@ int bench_stress(const std::string& corpus, std::uint64_t seed, std::size_t repe
     double pps = 1.0 / best;
     bool met = pps >= 5 * c.bmv2_pps;
     all = all && met;
-    std::printf("  %-52s %5zu entries: %9.0f frames/s (%5.1f ns/frame, %zu out); bmv2 %7.0f: %5.1fx (goal >= 5x: %s)\n",
+    std::printf("  %-52s %5ld entries: %9.0f frames/s (%5.1f ns/frame, %zu out); bmv2 %7.0f: %5.1fx (goal >= 5x: %s)\n",
                 c.program, entries, pps, best * 1e9, out, c.bmv2_pps, pps / c.bmv2_pps, met ? "met" : "NOT met");
   }
   (void)all;
   return 0;
+}
+
+std::vector<std::uint8_t> simple_router_frame() {
+  // A 60-byte UDP frame 10.0.1.10 -> 10.0.0.10, TTL 64, checksum right: routed to port 1.
+  std::vector<std::uint8_t> frame = {0, 0, 0, 0, 0, 0, 0, 1, 2, 3, 4, 5, 0x08, 0x00,
+                                     0x45, 0, 0, 46, 0, 1, 0, 0, 64, 17, 0, 0, 10, 0, 1, 10, 10, 0, 0, 10,
+                                     0x04, 0xd2, 0, 80, 0, 26, 0, 0};
+  frame.resize(60);
+  std::uint32_t sum = 0;
+  for (int i = 14; i < 34; i += 2) sum += static_cast<std::uint32_t>(frame[i] << 8 | frame[i + 1]);
+  while (sum >> 16) sum = (sum & 0xffff) + (sum >> 16);
+  frame[24] = static_cast<std::uint8_t>(~sum >> 8);
+  frame[25] = static_cast<std::uint8_t>(~sum);
+  return frame;
+}
+
+bool bench_temp_dir(const std::string& prefix, std::filesystem::path* dir) {
+  std::error_code ec;
+  *dir = std::filesystem::temp_directory_path(ec) / (prefix + std::to_string(::getpid()));
+  std::filesystem::create_directories(*dir, ec);
+  if (ec) std::cerr << dir->string() << ": cannot create: " << ec.message() << "\n";
+  return !ec;
 }
 
 int bench_simple_router(const std::string& corpus, std::size_t frames) {
@@ -186,21 +219,9 @@ int bench_simple_router(const std::string& corpus, std::size_t frames) {
     std::printf("simple_router end to end: skipped (no simple_router program or commands in %s; give --corpus DIR)\n", corpus.c_str());
     return 0;
   }
-  const std::filesystem::path dir = std::filesystem::temp_directory_path(ec) / ("dpusim-p4-bench-" + std::to_string(::getpid()));
-  std::filesystem::create_directories(dir, ec);
-  if (ec) {
-    std::cerr << dir.string() << ": cannot create: " << ec.message() << "\n";
-    return 2;
-  }
-  // 60-byte UDP frames 10.0.1.10 -> 10.0.0.10, TTL 64, checksum right: routed to port 1.
-  std::uint8_t frame[60] = {0, 0, 0, 0, 0, 0, 0, 1, 2, 3, 4, 5, 0x08, 0x00,
-                            0x45, 0, 0, 46, 0, 1, 0, 0, 64, 17, 0, 0, 10, 0, 1, 10, 10, 0, 0, 10,
-                            0x04, 0xd2, 0, 80, 0, 26, 0, 0};
-  std::uint32_t sum = 0;
-  for (int i = 14; i < 34; i += 2) sum += static_cast<std::uint32_t>(frame[i] << 8 | frame[i + 1]);
-  while (sum >> 16) sum = (sum & 0xffff) + (sum >> 16);
-  frame[24] = static_cast<std::uint8_t>(~sum >> 8);
-  frame[25] = static_cast<std::uint8_t>(~sum);
+  std::filesystem::path dir;
+  if (!bench_temp_dir("dpusim-p4-bench-", &dir)) return 2;
+  std::vector<std::uint8_t> frame = simple_router_frame();
   {
     PcapWriter w;
     std::string err;
@@ -209,7 +230,7 @@ int bench_simple_router(const std::string& corpus, std::size_t frames) {
       return 2;
     }
     for (std::size_t i = 0; i < frames; ++i)
-      if (!w.write(1000000000ull + i * 1000, frame, sizeof frame, &err)) {
+      if (!w.write(1000000000ull + i * 1000, frame.data(), frame.size(), &err)) {
         std::cerr << err << "\n";
         return 2;
       }

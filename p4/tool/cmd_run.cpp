@@ -7,6 +7,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "capture_merge.h"
 #include "dpusim/p4/engine.h"
 #include "dpusim/p4/pcap.h"
 #include "dpusim/p4/rdma/program.h"
@@ -58,6 +59,24 @@ int run_rdma(Engine& engine, RdmaWork& work, rdma::Fp8Backend& backend, const st
             << " denied=" << s.denied << " done=" << s.done << " failed=" << s.failed << " declined=" << s.declined
             << " fp8_impl=" << backend.implementation() << " fp8_cycles=" << cycles << "\n";
   return 0;
+}
+
+// The captures' frames through the device's ports, streamed; false, with *error, at a
+// damaged record or a failed write.
+bool run_frames(Engine& engine, CaptureMerge& inputs, PcapWriter (&writers)[2], std::string* error) {
+  Stats& stats = engine.mutable_stats();
+  std::uint32_t port = 0;
+  PcapView frame;
+  for (;;) {
+    PcapReader::Next got = inputs.next(&port, &frame, error);
+    if (got == PcapReader::Next::kEnd) return true;
+    if (got == PcapReader::Next::kError) return false;
+    Verdict v = engine.process(port, frame.data, frame.size);
+    if (v.dropped) continue;
+    if (!writers[v.port].write(frame.ts_ns, v.data, v.size, error)) return false;
+    // The capture files stand in for the device's two attachments.
+    (v.port == P4_PORT_HOST ? stats.to_guest : stats.to_net)++;
+  }
 }
 
 int cmd_run(const std::vector<std::string>& args) {
@@ -148,21 +167,14 @@ int cmd_run(const std::vector<std::string>& args) {
       return 1;
     }
   }
-  PcapFile files[2];
-  bool nanosecond = false;
-  std::vector<PortFrame> inputs;
+  CaptureMerge inputs;
   for (std::uint32_t port = 0; port < 2; ++port) {
-    if (in[port].empty()) continue;
     std::string perr;
-    if (!read_pcap(in[port], &files[port], &perr)) {
+    if (!in[port].empty() && !inputs.add(port, in[port], &perr)) {
       std::cerr << perr << "\n";
       return 2;
     }
-    nanosecond = nanosecond || files[port].nanosecond;
-    for (std::size_t k = 0; k < files[port].records.size(); ++k)
-      inputs.push_back({files[port].records[k].ts_ns, port, k, &files[port].records[k]});
   }
-  order_by_time(&inputs);
   std::error_code ec;
   std::filesystem::create_directories(out, ec);
   if (ec) {
@@ -172,21 +184,14 @@ int cmd_run(const std::vector<std::string>& args) {
   PcapWriter writers[2];
   std::string werr;
   for (int port = 0; port < 2; ++port)
-    if (!writers[port].open(out + "/port" + std::to_string(port) + ".pcap", nanosecond, &werr)) {
+    if (!writers[port].open(out + "/port" + std::to_string(port) + ".pcap", inputs.nanosecond(), &werr)) {
       std::cerr << werr << "\n";
       return 2;
     }
-  Stats& stats = engine->mutable_stats();
-  for (const PortFrame& input : inputs) {
-    const auto& frame = input.record->data;
-    Verdict v = engine->process(input.port, frame.data(), frame.size());
-    if (v.dropped) continue;
-    if (!writers[v.port].write(input.ts_ns, v.data, v.size, &werr)) {
-      std::cerr << werr << "\n";
-      return 2;
-    }
-    // The capture files stand in for the device's two attachments.
-    (v.port == P4_PORT_HOST ? stats.to_guest : stats.to_net)++;
+  if (!run_frames(*engine, inputs, writers, &werr)) {
+    std::cerr << werr << "\n";
+    for (auto& w : writers) w.close(&werr);  // the frames before the damage stay written
+    return 2;
   }
   for (auto& w : writers)
     if (!w.close(&werr)) {
@@ -195,7 +200,7 @@ int cmd_run(const std::vector<std::string>& args) {
     }
   if (!rdma_file.empty())
     if (int rc = run_rdma(*engine, work, *backend, out); rc != 0) return rc;
-  std::cout << stats.line() << "\n";
+  std::cout << engine->stats().line() << "\n";
   return 0;
 }
 

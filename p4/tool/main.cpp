@@ -9,6 +9,7 @@
 //   switch PROG.json -i P@NAME ... --use-files [N] [--commands FILE]
 //                                         simple_switch in file mode (NAME_in.pcap -> NAME_out.pcap)
 //   bench [--frames N] [--seed S]         throughput and lookup-cost figures
+//   bench --end-to-end [--corpus DIR]     p4 switch timed as a user runs it (bench_e2e.cpp)
 //
 // Exit status: 0 success, 1 the program (or an update, or a test) was refused or failed,
 // 2 usage or I/O error. Never a signal: every input is validated, none is asserted on.
@@ -37,7 +38,8 @@ int usage() {
                "                         [--rdma WORK.json] [--fp8-impl cpp|rtl] [--fp8-clock-ps PS] --out DIR\n"
                "       dpusim p4 stf PROG.json TEST.stf\n"
                "       dpusim p4 switch PROG.json -i PORT@NAME ... --use-files [N] [--commands FILE] [--after FILE] [--seed S]\n"
-               "       dpusim p4 bench [--frames N] [--seed S]\n";
+               "       dpusim p4 bench [--frames N] [--seed S] [--corpus DIR] [--only tables|stress|router]\n"
+               "       dpusim p4 bench --end-to-end [--corpus DIR] [--seed S] [--memory-frames N]\n";
   return 2;
 }
 
@@ -120,14 +122,6 @@ bool policy_from_arg(const char* command, const std::string& arg, FeaturePolicy*
 int refused(const std::string& prog, const LoadError& error) {
   std::cerr << prog << ": error[" << load_code_name(error.code) << "]: " << error.message << "\n";
   return error.code == LoadCode::kIo ? 2 : 1;
-}
-
-void order_by_time(std::vector<PortFrame>* frames) {
-  std::stable_sort(frames->begin(), frames->end(), [](const PortFrame& a, const PortFrame& b) {
-    if (a.ts_ns != b.ts_ns) return a.ts_ns < b.ts_ns;
-    if (a.port != b.port) return a.port < b.port;
-    return a.index < b.index;
-  });
 }
 
 int main(int argc, char** argv) {

@@ -22,16 +22,4 @@ int refused(const std::string& prog, const LoadError& error);
 // A --policy argument: ernic or bmv2; anything else is said on stderr (the caller exits 2).
 bool policy_from_arg(const char* command, const std::string& arg, FeaturePolicy* policy);
 
-// One frame of an input capture, and where it stands among all the ports' frames.
-struct PortFrame {
-  std::uint64_t ts_ns;
-  std::uint32_t port;
-  std::size_t index;  // order within its file
-  const PcapRecord* record;
-};
-
-// The input ports' frames merged by timestamp, as simple_switch's --use-files replays them; a
-// tie goes to the lower port, then to file order.
-void order_by_time(std::vector<PortFrame>* frames);
-
 }  // namespace dpusim::p4::tool

@@ -109,3 +109,61 @@ def test_arithmetic_matches_python_integers(width):
             "flags": sum(1 << i for i, ok in enumerate([a == b, a != b, a < b, a <= b, a > b, a >= b]) if ok),
         }
         assert {k: got[k] for k in want} == want, (width, hex(a), hex(b), s)
+
+
+def incremental_checksum_program():
+    """The shape of an incremental IPv4 checksum in an action, as p4c emits it for bmv2: a
+    concatenation (`src ++ state`, a shift and an or, masked to 48 bits) sliced into 16-bit
+    words (shift and mask), a ones' complement sum of them, of the destination's two words and
+    of `~csum` in a bit<32> (each + masked to 32 bits), the carries folded twice
+    (`(sum & 0xffff) + (sum >> 16)`), and `~sum[15:0] == csum` taken as a flag."""
+    fields = [["src", 32, False], ["dst", 32, False], ["csum", 16, False], ["state", 16, False], ["cat", 48, False],
+              ["sum", 32, False], ["flag", 8, False]]
+    m16, m32, m48 = hexstr(0xFFFF), hexstr(0xFFFFFFFF), hexstr((1 << 48) - 1)
+    src, dst, csum, state, cat, total = (field(f) for f in ("src", "dst", "csum", "state", "cat", "sum"))
+
+    def word(v, shift):
+        return expr("&", expr(">>", v, hexstr(shift)), m16)
+
+    def add32(a, b):
+        return expr("&", expr("+", a, b), m32)
+
+    terms = [word(cat, 32), word(cat, 16), word(cat, 0), word(dst, 16), word(dst, 0), expr("&", expr("~", None, csum), m16)]
+    acc = terms[0]
+    for t in terms[1:]:
+        acc = add32(acc, t)
+    fold = add32(expr("&", total, m16), expr(">>", total, hexstr(16)))
+    same = expr("==", expr("&", expr("~", None, total), m16), csum)
+    prims = [("cat", expr("&", expr("|", expr("<<", src, hexstr(16)), state), m48)), ("sum", acc), ("sum", fold), ("sum", fold),
+             ("flag", expr("b2d", None, same))]
+    return fields, [{"op": "assign", "parameters": [field(f), {"type": "expression", "value": e}]} for f, e in prims]
+
+
+def test_incremental_checksum_matches_bmv2_unbounded_arithmetic():
+    fields, prims = incremental_checksum_program()
+    text, _ = program(9)
+    doc = json.loads(text)
+    doc["header_types"][1]["fields"] = fields
+    doc["actions"][0]["primitives"] = prims + doc["actions"][0]["primitives"][-1:]  # and egress_spec = 1
+    engine = p4.Engine.load(json.dumps(doc))
+    rng = random.Random(26)
+    cases = [(0, 0, 0, 0), (0xFFFFFFFF, 0xFFFFFFFF, 0xFFFF, 0xFFFF), (0xFFFFFFFF, 0xFFFFFFFF, 0, 0xFFFF)]
+    cases += [tuple(rng.getrandbits(w) for w in (32, 32, 16, 16)) for _ in range(200)]
+    for src, dst, _, state in cases[3:103]:  # the checksum that makes the sum come out right
+        s = (src >> 16) + (src & 0xFFFF) + state + (dst >> 16) + (dst & 0xFFFF)
+        s = (s & 0xFFFF) + (s >> 16)
+        cases.append((src, dst, ~((s & 0xFFFF) + (s >> 16)) & 0xFFFF, state))
+    flags = 0
+    for src, dst, csum, state in cases:
+        # bmv2: every intermediate at unbounded precision, truncated only by the masks p4c
+        # emits and by the assignment to a field.
+        cat = ((src << 16) | state) & ((1 << 48) - 1)
+        total = ((cat >> 32) & 0xFFFF) + ((cat >> 16) & 0xFFFF) + (cat & 0xFFFF) + (dst >> 16) + (dst & 0xFFFF) + (~csum & 0xFFFF)
+        total &= 0xFFFFFFFF
+        for _ in range(2):
+            total = ((total & 0xFFFF) + (total >> 16)) & 0xFFFFFFFF
+        want = {"cat": cat, "sum": total, "flag": int((~total & 0xFFFF) == csum)}
+        flags += want["flag"]
+        got = unpack(fields, engine.process(p4.HOST, pack(fields, {"src": src, "dst": dst, "csum": csum, "state": state})).data)
+        assert {k: got[k] for k in want} == want, (hex(src), hex(dst), hex(csum), hex(state))
+    assert 0 < flags < len(cases)  # both branches taken

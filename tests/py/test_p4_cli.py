@@ -224,6 +224,25 @@ def test_switch_runs_files_as_simple_switch_with_commands_before_and_after(tmp_p
     assert read_pcap(tmp_path / "a_out.pcap") == []
 
 
+def test_switch_streams_each_file_in_its_order_and_stops_at_a_cut_record(tmp_path):
+    (tmp_path / "cmds.txt").write_text("table_add ingress.ops ingress.set_port 1 => 2\n")
+    # b's timestamps go back: each file keeps its own order (a merge, as simple_switch's).
+    write_pcap(tmp_path / "a_in.pcap", [(1_000, tag(1, 1)), (5_000, tag(1, 4))])
+    write_pcap(tmp_path / "b_in.pcap", [(3_000, tag(1, 2)), (2_000, tag(1, 3)), (6_000, tag(1, 5))])
+    r = switch(tmp_path, "-i", "0@a", "-i", "1@b", "-i", "2@c", "--use-files", "--commands", "cmds.txt")
+    assert r.returncode == 0, r.stderr
+    assert [(ts, f[18:22].hex()) for ts, f in read_pcap(tmp_path / "c_out.pcap")] == [
+        (1_000, "00000001"), (3_000, "00000002"), (2_000, "00000003"), (5_000, "00000004"), (6_000, "00000005")]
+    # b cut inside its third frame (record 2, at byte 24 + 2 x 42): the run stops where the
+    # merge reads it (a's 5_000 waits on it); the frames before ran and were written whole.
+    data = (tmp_path / "b_in.pcap").read_bytes()
+    (tmp_path / "b_in.pcap").write_bytes(data[:-5])
+    r = switch(tmp_path, "-i", "0@a", "-i", "1@b", "-i", "2@c", "--use-files", "--commands", "cmds.txt")
+    assert r.returncode == 2
+    assert r.stderr == "b_in.pcap record 2 at byte 108: the file ends inside the frame (21 of its 26 bytes)\n"
+    assert [f[18:22].hex() for _, f in read_pcap(tmp_path / "c_out.pcap")] == ["00000001", "00000002", "00000003"]
+
+
 def test_switch_refuses_a_command_it_lacks_by_name_and_line(tmp_path):
     (tmp_path / "cmds.txt").write_text("table_set_default ingress.ops ingress.drop\n\nset_queue_depth 64\n")
     r = switch(tmp_path, "-i", "0@a", "--use-files", "--commands", "cmds.txt")

@@ -96,6 +96,79 @@ TEST(Pcap, RefusesWhatItCannotRead) {
   }
 }
 
+// The streaming reader over a file several chunks long: every record whole and in order,
+// the ones a chunk boundary cuts included.
+TEST(Pcap, StreamsRecordsAcrossChunkBoundaries) {
+  auto b = header(PCAP_MAGIC_NSEC, true);
+  const std::size_t n = 3 * PcapReader::kChunkBytes / 200;
+  for (std::size_t i = 0; i < n; ++i) {
+    std::vector<std::uint8_t> data(60 + i % 150);
+    for (std::size_t k = 0; k < data.size(); ++k) data[k] = static_cast<std::uint8_t>(i * 7 + k);
+    record(b, true, static_cast<std::uint32_t>(i), 5, data);
+  }
+  std::string path = write_raw("stream.pcap", b);
+  PcapReader r;
+  std::string err;
+  ASSERT_TRUE(r.open(path, &err)) << err;
+  PcapView v;
+  std::size_t got = 0;
+  bool same = true;
+  while (r.next(&v, &err) == PcapReader::Next::kRecord) {
+    same = same && v.ts_ns == got * 1000000000ull + 5 && v.size == 60 + got % 150;
+    for (std::uint32_t k = 0; same && k < v.size; ++k) same = v.data[k] == static_cast<std::uint8_t>(got * 7 + k);
+    ++got;
+  }
+  EXPECT_TRUE(err.empty()) << err;
+  EXPECT_EQ(got, n);
+  EXPECT_TRUE(same);
+  EXPECT_EQ(r.records(), n);
+  std::remove(path.c_str());
+}
+
+// Damage after good records: the good ones are handed out whole, then the reader stops with
+// the file, the damaged record's number and its byte offset.
+TEST(Pcap, StopsAtTheDamageNamingRecordAndOffset) {
+  struct Case {
+    std::vector<std::uint8_t> bytes;
+    std::string words;
+  };
+  std::vector<Case> cases;
+  auto good = header(PCAP_MAGIC_USEC, false);
+  record(good, false, 1, 0, std::vector<std::uint8_t>(60, 1));  // record 0: bytes 24..99
+  auto cut = good;
+  record(cut, false, 2, 0, {1, 2, 3, 4});
+  cut.resize(cut.size() - 1);
+  cases.push_back({cut, "record 1 at byte 100: the file ends inside the frame (3 of its 4 bytes)"});
+  auto cut_header = good;
+  record(cut_header, false, 2, 0, {1, 2, 3, 4});
+  cut_header.resize(100 + 9);
+  cases.push_back({cut_header, "record 1 at byte 100: the file ends inside the record header (9 of 16 bytes)"});
+  auto long_record = good;  // the header's snap length is 65535
+  record(long_record, false, 2, 0, std::vector<std::uint8_t>(65536, 2));
+  cases.push_back({long_record, "record 1 at byte 100: captured length 65536 exceeds the file's snap length 65535"});
+  for (const Case& c : cases) {
+    std::string path = write_raw("damaged.pcap", c.bytes);
+    PcapReader r;
+    std::string err;
+    ASSERT_TRUE(r.open(path, &err)) << err;
+    PcapView v;
+    ASSERT_EQ(r.next(&v, &err), PcapReader::Next::kRecord) << err;
+    EXPECT_EQ(v.size, 60u);
+    EXPECT_EQ(r.next(&v, &err), PcapReader::Next::kError);
+    EXPECT_EQ(err, path + " " + c.words);
+    EXPECT_EQ(r.records(), 1u);
+    std::remove(path.c_str());
+  }
+  auto bad_magic = good;
+  bad_magic[0] = 0x12;
+  std::string path = write_raw("magic.pcap", bad_magic);
+  PcapReader r;
+  std::string err;
+  EXPECT_FALSE(r.open(path, &err));
+  EXPECT_EQ(err, path + ": not a pcap file (magic 0xa1b2c312 at byte 0)");
+  std::remove(path.c_str());
+}
+
 TEST(Pcap, WritesWhatItReads) {
   std::string path = temp("rt.pcap");
   PcapWriter w;

@@ -1,0 +1,227 @@
+// `dpusim p4 bench --end-to-end`: `dpusim p4 switch` timed as a user runs it, a child process
+// of this one (program load, simple_switch_CLI commands, pcap in, pcap out), on
+//
+//  - simple_router with its commands file: N 60-byte UDP frames on port 1;
+//  - bmv2's four stress programs: their 1000-frame traffic file repeated to N 512-byte frames
+//    on port 1, the tables filled as bmv2's test fills them (bench_bmv2.h), given to the
+//    switch as a commands file;
+//  - simple_router again over a 10 M-frame capture, for the resident set.
+//
+// The input captures are written by the bench (deterministic: the frames above, one every
+// microsecond) into a temporary folder, removed afterwards. Each row gives frames per CPU
+// second of the child (user and system, from wait4: the machine is shared, and time another
+// process takes is not the switch's), its wall time and its peak resident set (ru_maxrss).
+#include <sys/resource.h>
+#include <sys/wait.h>
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+
+#include "bench_bmv2.h"
+#include "dpusim/p4/pcap.h"
+#include "tool.h"
+
+namespace dpusim::p4::tool {
+
+namespace {
+
+struct ChildRun {
+  bool ok = false;
+  double cpu_s = 0, user_s = 0, sys_s = 0, wall_s = 0;
+  double rss_mb = 0;
+};
+
+// Runs this executable with `args` in `dir`, its stdout and stderr into dir/child.log.
+ChildRun run_self(const std::vector<std::string>& args, const std::filesystem::path& dir) {
+  ChildRun r;
+  std::vector<std::string> argv_s = {"/proc/self/exe"};
+  argv_s.insert(argv_s.end(), args.begin(), args.end());
+  std::vector<char*> argv;
+  for (std::string& a : argv_s) argv.push_back(a.data());
+  argv.push_back(nullptr);
+  const std::string log = (dir / "child.log").string();
+  auto start = std::chrono::steady_clock::now();
+  pid_t pid = ::fork();
+  if (pid == 0) {
+    int fd = ::open(log.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    if (fd < 0 || ::chdir(dir.c_str()) != 0) ::_exit(127);
+    ::dup2(fd, 1);
+    ::dup2(fd, 2);
+    ::execv("/proc/self/exe", argv.data());
+    ::_exit(127);
+  }
+  if (pid < 0) return r;
+  int status = 0;
+  rusage use{};
+  if (::wait4(pid, &status, 0, &use) != pid) return r;
+  r.wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  r.user_s = static_cast<double>(use.ru_utime.tv_sec) + static_cast<double>(use.ru_utime.tv_usec) * 1e-6;
+  r.sys_s = static_cast<double>(use.ru_stime.tv_sec) + static_cast<double>(use.ru_stime.tv_usec) * 1e-6;
+  r.cpu_s = r.user_s + r.sys_s;
+  r.rss_mb = static_cast<double>(use.ru_maxrss) / 1024.0;  // Linux: kilobytes
+  r.ok = WIFEXITED(status) && WEXITSTATUS(status) == 0;
+  if (!r.ok) {
+    std::string text;
+    read_text(log, &text);
+    std::cerr << "dpusim p4 switch failed (status " << status << "):\n" << text;
+  }
+  return r;
+}
+
+// `n` frames cycling through `frames`, one every microsecond from 1 s.
+bool write_capture(const std::string& path, const std::vector<std::vector<std::uint8_t>>& frames, std::size_t n) {
+  PcapWriter w;
+  std::string err;
+  bool ok = w.open(path, false, &err);
+  for (std::size_t i = 0; ok && i < n; ++i) {
+    const auto& f = frames[i % frames.size()];
+    ok = w.write(1000000000ull + i * 1000, f.data(), f.size(), &err);
+  }
+  ok = ok && w.close(&err);
+  if (!ok) std::cerr << err << "\n";
+  return ok;
+}
+
+// A table entry as a simple_switch_CLI table_add line.
+std::string cli_line(const TableUpdate& u) {
+  std::string s = "table_add " + u.table + " " + u.action;
+  for (const MatchField& m : u.match) {
+    s += " " + m.value;
+    if (m.prefix_len) s += "/" + std::to_string(*m.prefix_len);
+    if (m.mask) s += "&&&" + *m.mask;
+  }
+  s += " =>";
+  if (u.priority) s += " " + std::to_string(*u.priority);
+  return s + "\n";
+}
+
+// The output records of a capture the switch wrote (its header and record headers only).
+std::size_t count_records(const std::string& path) {
+  PcapReader r;
+  std::string err;
+  PcapView v;
+  std::size_t n = 0;
+  if (!r.open(path, &err)) return 0;
+  while (r.next(&v, &err) == PcapReader::Next::kRecord) ++n;
+  return n;
+}
+
+struct E2eRow {
+  std::string name, program, commands;
+  std::vector<std::vector<std::uint8_t>> frames;
+  std::size_t count;
+  double goal_fps;  // 0: a memory row
+};
+
+// One row: the capture written, then the switch run `rounds` times (the best CPU time kept).
+bool run_row(const E2eRow& row, const std::filesystem::path& dir, int rounds, double goal_rss_mb, bool* all_met) {
+  if (!write_capture((dir / "p1_in.pcap").string(), row.frames, row.count)) return false;
+  const std::vector<std::string> args = {"switch", row.program, "-i", "0@p0", "-i", "1@p1", "-i", "2@p2",
+                                         "--use-files", "--commands", row.commands};
+  ChildRun best;
+  for (int k = 0; k < rounds; ++k) {
+    ChildRun r = run_self(args, dir);
+    if (!r.ok) return false;
+    if (k == 0 || r.cpu_s < best.cpu_s) best = r;
+  }
+  std::size_t out = 0;
+  for (const char* p : {"p0_out.pcap", "p1_out.pcap", "p2_out.pcap"}) out += count_records((dir / p).string());
+  const double fps = static_cast<double>(row.count) / best.cpu_s;
+  const std::size_t bytes = row.frames.front().size();
+  std::printf("  %-28s %9zu x %3zu B: %5.2f M frames/s per CPU s (%.2f s: %.2f user, %.2f sys; %.2f s wall), RSS %6.1f MB, %zu out",
+              row.name.c_str(), row.count, bytes, fps / 1e6, best.cpu_s, best.user_s, best.sys_s, best.wall_s, best.rss_mb, out);
+  if (row.goal_fps > 0) {
+    const bool met = fps >= row.goal_fps;
+    *all_met = *all_met && met;
+    std::printf(" (goal >= %.1f M frames/s: %s)\n", row.goal_fps / 1e6, met ? "met" : "NOT met");
+  } else {
+    const bool met = best.rss_mb <= goal_rss_mb;
+    *all_met = *all_met && met;
+    std::printf(" (goal RSS <= %.0f MB: %s)\n", goal_rss_mb, met ? "met" : "NOT met");
+  }
+  std::error_code ec;
+  for (const char* p : {"p0_out.pcap", "p1_out.pcap", "p2_out.pcap", "p1_in.pcap"}) std::filesystem::remove(dir / p, ec);
+  return true;
+}
+
+// The stress rows: each program's tables as a commands file in `dir`.
+bool stress_rows(const std::string& corpus, const std::filesystem::path& dir, std::uint64_t seed, std::size_t frames,
+                 std::vector<E2eRow>* rows) {
+  Traffic traffic;
+  if (!read_traffic(corpus + "/tests_stress_tests_testdata_udp_tcp_traffic.bin", &traffic)) {
+    std::printf("  stress programs: skipped (no traffic file in %s)\n", corpus.c_str());
+    return true;
+  }
+  std::size_t n = 0;
+  const StressCase* cases = stress_cases(&n);
+  for (std::size_t k = 0; k < n; ++k) {
+    LoadOptions options;
+    options.policy = PortPolicy::kV1Model;
+    options.features = FeaturePolicy::kBmv2;
+    LoadError error;
+    const std::string program = corpus + "/" + cases[k].program;
+    auto e = Engine::load_file(program, options, &error);
+    if (!e) return refused(program, error) == 0;
+    std::vector<TableUpdate> entries;
+    if (fill_stress_tables(*e, cases[k].program, cases[k].kind, traffic, seed, &entries) < 0) return false;
+    const std::string commands = (dir / ("commands_" + std::to_string(k) + ".txt")).string();
+    std::ofstream f(commands);
+    for (const TableUpdate& u : entries) f << cli_line(u);
+    if (!f.flush()) return false;
+    std::string name = cases[k].program;
+    name = name.substr(std::string("tests_stress_tests_testdata_").size());
+    name = name.substr(0, name.size() - 5);
+    rows->push_back({"stress " + name, program, commands, traffic.frames, frames, 1.2e6});
+  }
+  return true;
+}
+
+// The repository's ../shared/p4-corpus, from this executable's place (build/p4/tool/).
+std::string default_corpus() {
+  std::error_code ec;
+  std::filesystem::path exe = std::filesystem::read_symlink("/proc/self/exe", ec);
+  if (ec) return "";
+  return (exe.parent_path().parent_path().parent_path().parent_path().parent_path() / "shared" / "p4-corpus").string();
+}
+
+}  // namespace
+
+int bench_end_to_end(std::string corpus, std::uint64_t seed, std::size_t router_frames, std::size_t stress_frames,
+                     std::size_t memory_frames) {
+  std::error_code ec;
+  const bool defaulted = corpus.empty();
+  if (defaulted) corpus = default_corpus();
+  const std::string program = corpus + "/targets_simple_switch_grpc_tests_testdata_simple_router.json";
+  const std::string commands = corpus + "/targets_simple_router_commands.txt";
+  if (!std::filesystem::exists(program, ec) || !std::filesystem::exists(commands, ec)) {
+    std::printf("dpusim p4 bench --end-to-end: skipped: no simple_router program or commands in '%s'%s\n", corpus.c_str(),
+                defaulted ? " (../shared beside the repository is absent: give --corpus DIR, the folder of bmv2's programs)" : "");
+    return 0;
+  }
+  std::filesystem::path dir;
+  if (!bench_temp_dir("dpusim-p4-e2e-", &dir)) return 2;
+  std::printf("dpusim p4 bench --end-to-end: `p4 switch PROG -i 0@p0 -i 1@p1 -i 2@p2 --use-files --commands FILE` in a child "
+              "process, input on port 1, best of 3 by CPU time; corpus %s, seed %llu\n",
+              corpus.c_str(), static_cast<unsigned long long>(seed));
+  std::vector<E2eRow> rows = {{"simple_router + commands", program, commands, {simple_router_frame()}, router_frames, 1e6}};
+  bool all = true, ok = stress_rows(corpus, dir, seed, stress_frames, &rows);
+  for (std::size_t k = 0; ok && k < rows.size(); ++k) ok = run_row(rows[k], dir, 3, 0, &all);
+  if (ok && memory_frames > 0) {
+    E2eRow memory = rows.front();
+    memory.name = "simple_router, memory";
+    memory.count = memory_frames;
+    memory.goal_fps = 0;
+    ok = run_row(memory, dir, 1, 64, &all);
+  }
+  std::filesystem::remove_all(dir, ec);
+  if (!ok) return 2;
+  std::printf("goals: %s\n", all ? "all met" : "NOT all met");
+  return 0;
+}
+
+}  // namespace dpusim::p4::tool
