@@ -6,7 +6,8 @@ NFP6000, Gen3 x8, MPS 256, MRRS 512, host-warm, 8 KB window, sequential).
 
     ./dpusim bench pcie [--profile NAME]
 
---profile runs every point under another profile (e.g. doca-gen4x16, the default) to show how
+Then LAT_RD with the host's cache cold and with the buffers on the other socket, each under a
+profile of its own. --profile runs every point of the table under another profile (e.g. doca-gen4x16, the default) to show how
 far it is from the measurements. 201 transactions per latency point, 4000 per bandwidth point
 (about 10 s). The measured
 figures are medians (latency) and totals over the run (bandwidth), as pcie-bench reports them.
@@ -25,6 +26,11 @@ BW_RD = {64: 31.9, 128: 43.8, 256: 47.7, 512: 55.0, 2048: 55.6}
 BW_WR = {64: 24.3, 128: 42.4, 256: 50.5, 512: 53.0, 2048: 53.0}
 TLP_LAYER_GBPS = 57.88  # pcie-model: Gen3 x8, MPS 256, after encoding, ACK/FC DLLPs and SKIP
 LAT_PROFILE, BW_PROFILE = "pcie-bench-e5-2620v3-gen3x8", "pcie-bench-e5-2630v4-gen3x8"
+# The host's part of a read, cold and remote (each a profile of its own, fitted on one point):
+# lat_dma_sweep_rd_rnd_64.txt of the E5-2620 v3, Cold, 8KB window, 64 B: Med(ns); and
+# lat_dma_sizes.txt of the E5-2630 v4 with the buffers on the other socket (s0-s1-s1), HWarm.
+VARIANTS = [("pcie-bench-e5-2620v3-gen3x8-cold", "cold", {64: 600}),
+            ("pcie-bench-e5-2630v4-gen3x8-remote", "remote NUMA", {8: 626, 64: 640, 256: 693})]
 
 PCI_EXP_DEVCTL = 0x08
 NFP_DEVCTL = 1 << 5 | 2 << 12  # Max_Payload_Size 256, Max_Read_Request_Size 512, Extended Tags off
@@ -103,6 +109,10 @@ def main(argv):
     print(f"pcie-bench TLP-layer bandwidth (BW_WR 2048 B): model {tlp:.2f} Gb/s, pcie-model {TLP_LAYER_GBPS:.2f} Gb/s "
           f"({(tlp - TLP_LAYER_GBPS) / TLP_LAYER_GBPS * 100:+.2f}%)")
     print(f"worst point of the table (LAT_RD, BW_RD, BW_WR): {worst:.1f}% (goal 10%); TLP layer {err:.2f}% (goal 1%)")
+    if profile is None:
+        for name, label, measured in VARIANTS:
+            for test, size, count, r in run_points(name, [("LAT_RD", s) for s in measured], lat_count, bw_count):
+                print(line(f"{test} ({label})", size, r["lat_med_ns"], measured[size], "ns")[0])
     return 0
 
 

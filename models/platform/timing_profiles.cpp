@@ -1,5 +1,7 @@
 #include "platform/timing_profiles.h"
 
+#include <string>
+
 namespace dpusim::platform {
 
 namespace {
@@ -22,6 +24,15 @@ std::vector<std::pair<const char*, uint64_t>> pcie_bench_gen3x8() {
           {"test_endpoint.bench.wr_issue_line_ps", 3100}};
 }
 
+// The same system with another host read latency: the host-cache-cold and remote-NUMA runs of
+// pcie-bench's data differ from the warm, local ones in the host's part of a read only.
+std::vector<std::pair<const char*, uint64_t>> pcie_bench_gen3x8_host_read(uint64_t mem_read_ps) {
+  auto values = pcie_bench_gen3x8();
+  for (auto& [name, value] : values)
+    if (std::string(name) == "host.mem_read_ps") value = mem_read_ps;
+  return values;
+}
+
 }  // namespace
 
 const std::vector<TimingPreset>& timing_presets() {
@@ -33,6 +44,12 @@ const std::vector<TimingPreset>& timing_presets() {
       {"pcie-bench-e5-2630v4-gen3x8",
        "pcie-bench's NFP6000 on a Xeon E5-2630 v4 (Broadwell) Gen3 x8 root port: its DMA bandwidth tables",
        pcie_bench_gen3x8()},
+      {"pcie-bench-e5-2620v3-gen3x8-cold",
+       "the E5-2620 v3 system with the host's cache cold: its LAT_RD Cold runs (docs/timing.md)",
+       pcie_bench_gen3x8_host_read(555000)},
+      {"pcie-bench-e5-2630v4-gen3x8-remote",
+       "the E5-2630 v4 system with the buffers on the other socket's memory: its s0-s1-s1 runs (docs/timing.md)",
+       pcie_bench_gen3x8_host_read(596000)},
   };
   return presets;
 }

@@ -18,6 +18,11 @@ def test_profile_sets_its_values_and_overrides_beside_it_win():
                             "timing": {"profile": PROFILE, "host.mem_read_ps": 1000}})
     assert res.result == {"link.host.gen": 3, "link.host.width": 8, "link.dllp_share_ppm": 81419,
                           "host.mem_read_ps": 1000, "switch.traversal_ps": 0}
+    # The cold-cache and remote-NUMA variants differ in the host's read latency only.
+    for name, mem_read_ps in (("pcie-bench-e5-2620v3-gen3x8-cold", 555000), ("pcie-bench-e5-2630v4-gen3x8-remote", 596000)):
+        res = run_ok(scenario, {"topology": {"endpoints": 1}, "timing": {"profile": name}})
+        assert res.result == {"link.host.gen": 3, "link.host.width": 8, "link.dllp_share_ppm": 81419,
+                              "host.mem_read_ps": mem_read_ps, "switch.traversal_ps": 0}
     res = run_ok(scenario, {"topology": {"endpoints": 1}, "timing": {"profile": "doca-gen4x16"}})
     assert res.result == {"link.host.gen": 4, "link.host.width": 16, "link.dllp_share_ppm": 0,
                           "host.mem_read_ps": 100000, "switch.traversal_ps": 100000}

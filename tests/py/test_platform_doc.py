@@ -44,7 +44,7 @@ DocError = _dpusim.platform.DocError
     ({"topology": {"endpoints": 1}, "fidelity": 1}, "$.fidelity: must be a string"),
     ({"topology": {"endpoints": 1}, "timing": {"profile": "pcie-bench"}},
      "$.timing.profile: unknown timing profile 'pcie-bench' (known: doca-gen4x16, pcie-bench-e5-2620v3-gen3x8, "
-     "pcie-bench-e5-2630v4-gen3x8)"),
+     "pcie-bench-e5-2630v4-gen3x8, pcie-bench-e5-2620v3-gen3x8-cold, pcie-bench-e5-2630v4-gen3x8-remote)"),
     ({"topology": {"endpoints": 1}, "timing": {"profile": 3}}, "$.timing.profile: must be a string"),
     ({"topology": {"endpoints": 1}, "timing": {"link.dllp_share_ppm": 500001}},
      "$.timing.link.dllp_share_ppm: timing parameter 'link.dllp_share_ppm' = 500001 outside 0..500000 ppm"),
