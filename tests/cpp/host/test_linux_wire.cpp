@@ -131,7 +131,9 @@ class LinuxDeviceTest : public ::testing::Test {
       log.push_back("memrd " + std::to_string(addr) + " " + std::to_string(len));
     };
     host.mem_write = [this](uint64_t addr, std::vector<uint8_t> b) {
-      log.push_back("memwr " + std::to_string(addr) + " " + std::to_string(uml::le32(b.data())));
+      uint32_t v = 0;  // the write's bytes, little-endian (a 16-bit notify write has two)
+      for (size_t i = 0; i < b.size() && i < 4; ++i) v |= uint32_t(b[i]) << (8 * i);
+      log.push_back("memwr " + std::to_string(addr) + " " + std::to_string(v));
     };
     host.bad_request = [this](const std::string& dev, const std::string& what) { log.push_back("bad " + dev + ": " + what); };
     dev = std::make_unique<uml::LinuxDevice>(spec, host, 0xfee00000);

@@ -98,7 +98,7 @@ struct Admin : ::testing::Test {
     wqe[0] = op;
     wqe[2] = uint8_t(body.size());
     wqe[3] = uint8_t(body.size() >> 8);
-    std::memcpy(&wqe[4], body.data(), body.size());
+    if (!body.empty()) std::memcpy(&wqe[4], body.data(), body.size());
     for (unsigned i = 0; i < strides; ++i) std::memcpy(dev.at(kRing + 64 * ((prod + i) % 16)), &wqe[64 * i], 64);
     prod = (prod + strides) % 16;
     ASSERT_TRUE(admin.doorbell(0, uint16_t(prod)));
