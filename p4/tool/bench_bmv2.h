@@ -38,7 +38,7 @@ bool bench_temp_dir(const std::string& prefix, std::filesystem::path* dir);
 // simple_router's frame: 60 bytes of UDP from 10.0.1.10 to 10.0.0.10, TTL 64, checksum right.
 std::vector<std::uint8_t> simple_router_frame();
 int bench_simple_router(const std::string& corpus, std::size_t frames);
-// `bench --end-to-end` (bench_e2e.cpp); an empty corpus is the repository's ../shared/p4-corpus.
+// `bench --end-to-end` (bench_e2e.cpp); an empty corpus is the corpus folder beside the checkout.
 int bench_end_to_end(std::string corpus, std::uint64_t seed, std::size_t router_frames, std::size_t stress_frames,
                      std::size_t memory_frames);
 

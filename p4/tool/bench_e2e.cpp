@@ -45,6 +45,7 @@ ChildRun run_self(const std::vector<std::string>& args, const std::filesystem::p
   for (std::string& a : argv_s) argv.push_back(a.data());
   argv.push_back(nullptr);
   const std::string log = (dir / "child.log").string();
+  // The wall clock is read around the child process, a benchmark figure; nothing it simulates reads it.
   auto start = std::chrono::steady_clock::now();
   pid_t pid = ::fork();
   if (pid == 0) {
@@ -181,7 +182,8 @@ bool stress_rows(const std::string& corpus, const std::filesystem::path& dir, st
   return true;
 }
 
-// The repository's ../shared/p4-corpus, from this executable's place (build/p4/tool/).
+// The corpus folder CI places beside the checkout (shared/p4-corpus), from this executable's
+// place (build/p4/tool/).
 std::string default_corpus() {
   std::error_code ec;
   std::filesystem::path exe = std::filesystem::read_symlink("/proc/self/exe", ec);
@@ -200,7 +202,7 @@ int bench_end_to_end(std::string corpus, std::uint64_t seed, std::size_t router_
   const std::string commands = corpus + "/targets_simple_router_commands.txt";
   if (!std::filesystem::exists(program, ec) || !std::filesystem::exists(commands, ec)) {
     std::printf("dpusim p4 bench --end-to-end: skipped: no simple_router program or commands in '%s'%s\n", corpus.c_str(),
-                defaulted ? " (../shared beside the repository is absent: give --corpus DIR, the folder of bmv2's programs)" : "");
+                defaulted ? " (no corpus folder beside the checkout: give --corpus DIR, the folder of bmv2's programs)" : "");
     return 0;
   }
   std::filesystem::path dir;
