@@ -20,22 +20,22 @@ const char kHexDigits[] = "0123456789abcdef";
 
 Event& Event::u64(std::string_view key, uint64_t v) {
   if (!log_) return *this;
-  log_->begin_field(key);
-  append_decimal(log_->arena(), v);
-  log_->end_field();
+  log_->fields_.begin(key);
+  append_decimal(log_->fields_.arena(), v);
+  log_->fields_.end();
   return *this;
 }
 
 Event& Event::boolean(std::string_view key, bool v) {
-  if (log_) log_->add_field(key, v ? "true" : "false");
+  if (log_) log_->fields_.add(key, v ? "true" : "false");
   return *this;
 }
 
 Event& Event::str(std::string_view key, std::string_view v) {
   if (!log_) return *this;
-  log_->begin_field(key);
-  EventLog::append_json_string(log_->arena(), v);
-  log_->end_field();
+  log_->fields_.begin(key);
+  EventLog::append_json_string(log_->fields_.arena(), v);
+  log_->fields_.end();
   return *this;
 }
 
@@ -47,26 +47,26 @@ Event& Event::hex(std::string_view key, uint64_t v) {
     *--p = kHexDigits[v & 15];
     v >>= 4;
   } while (v);
-  log_->begin_field(key);
-  std::string& a = log_->arena();
+  log_->fields_.begin(key);
+  std::string& a = log_->fields_.arena();
   a.append("\"0x");
   a.append(p, size_t(buf + sizeof buf - p));
   a.push_back('"');
-  log_->end_field();
+  log_->fields_.end();
   return *this;
 }
 
 Event& Event::hex_bytes(std::string_view key, const uint8_t* p, size_t n) {
   if (!log_) return *this;
-  log_->begin_field(key);
-  std::string& a = log_->arena();
+  log_->fields_.begin(key);
+  std::string& a = log_->fields_.arena();
   a.push_back('"');
   for (size_t i = 0; i < n; ++i) {
     a.push_back(kHexDigits[p[i] >> 4]);
     a.push_back(kHexDigits[p[i] & 15]);
   }
   a.push_back('"');
-  log_->end_field();
+  log_->fields_.end();
   return *this;
 }
 
@@ -75,12 +75,12 @@ Event& Event::bdf(std::string_view key, uint16_t id) {
   const unsigned bus = id >> 8, dev = (id >> 3) & 0x1f, fn = id & 7;
   const char text[] = {'"', kHexDigits[bus >> 4], kHexDigits[bus & 15], ':', kHexDigits[dev >> 4], kHexDigits[dev & 15],
                        '.', kHexDigits[fn], '"'};
-  log_->add_field(key, std::string_view(text, sizeof text));
+  log_->fields_.add(key, std::string_view(text, sizeof text));
   return *this;
 }
 
 Event& Event::json(std::string_view key, std::string_view raw) {
-  if (log_) log_->add_field(key, raw);
+  if (log_) log_->fields_.add(key, raw);
   return *this;
 }
 
@@ -124,22 +124,13 @@ void EventLog::set_filter(uint64_t written_categories) {
   update_build_mask();
 }
 
-void EventLog::update_build_mask() {
-  build_mask_ = write_mask_ | watched_mask_ | (sinks_.empty() ? 0 : ~uint64_t(0));
+void EventLog::update_watched_mask() {
+  watched_mask_ = watchers_.categories();
+  update_build_mask();
 }
 
-void EventLog::update_watched() {
-  // A watcher naming its event needs only that event's category built; one that does not,
-  // every category.
-  watched_mask_ = 0;
-  for (const Watcher& w : watchers_) {
-    uint64_t bit = ~uint64_t(0);
-    for (const auto& [key, value] : w.match)
-      if (key == "event" && value.size() >= 2 && value.front() == '"' && value.find('\\') == std::string::npos)
-        bit = EventKind::category_of(std::string_view(value).substr(1, value.size() - 2)).bit();
-    watched_mask_ |= bit;
-  }
-  update_build_mask();
+void EventLog::update_build_mask() {
+  build_mask_ = write_mask_ | watched_mask_ | (sinks_.empty() ? 0 : ~uint64_t(0));
 }
 
 void EventLog::close() {
@@ -180,7 +171,6 @@ Event EventLog::start(uint64_t time_ps, std::string_view path, std::string_view 
   building_ = true;
   sink_only_ = sink_only;
   time_ps_ = time_ps;
-  arena_.clear();
   fields_.clear();
   Event e(this);
   e.u64("time_ps", time_ps);
@@ -199,52 +189,9 @@ void EventLog::remove_sink(EventSink* sink) {
   update_build_mask();
 }
 
-void EventLog::add_field(std::string_view key, std::string_view encoded_value) {
-  begin_field(key);
-  arena_.append(encoded_value);
-  end_field();
-}
-
-void EventLog::begin_field(std::string_view key) {
-  Field f;
-  f.key_off = uint32_t(arena_.size());
-  f.key_len = uint32_t(key.size());
-  f.key_prefix = 0;
-  for (size_t i = 0; i < key.size() && i < 8; ++i) f.key_prefix |= uint64_t(uint8_t(key[i])) << (56 - 8 * i);
-  arena_.append(key);
-  f.val_off = uint32_t(arena_.size());
-  f.val_len = 0;
-  fields_.push_back(f);
-}
-
-void EventLog::end_field() { fields_.back().val_len = uint32_t(arena_.size() - fields_.back().val_off); }
-
-bool EventLog::matches(const std::vector<std::pair<std::string, std::string>>& match) const {
-  for (const auto& [key, value] : match) {
-    bool found = false;
-    for (const Field& f : fields_) {
-      if (std::string_view(arena_).substr(f.key_off, f.key_len) == key) {
-        found = std::string_view(arena_).substr(f.val_off, f.val_len) == value;
-        break;
-      }
-    }
-    if (!found) return false;
-  }
-  return true;
-}
-
 void EventLog::commit() {
   building_ = false;
-  const std::string_view a(arena_);
-  std::sort(fields_.begin(), fields_.end(), [&](const Field& x, const Field& y) {
-    if (x.key_prefix != y.key_prefix) return x.key_prefix < y.key_prefix;
-    return a.substr(x.key_off, x.key_len) < a.substr(y.key_off, y.key_len);
-  });
-  for (size_t i = 1; i < fields_.size(); ++i)
-    if (a.substr(fields_[i].key_off, fields_[i].key_len) ==
-        a.substr(fields_[i - 1].key_off, fields_[i - 1].key_len))
-      throw std::logic_error("event log: duplicate key " +
-                             std::string(a.substr(fields_[i].key_off, fields_[i].key_len)));
+  fields_.sort();
   if (sink_only_) {
     notify_sinks();
     return;
@@ -253,28 +200,16 @@ void EventLog::commit() {
   out_.push_back('{');
   for (size_t i = 0; i < fields_.size(); ++i) {
     if (i) out_.push_back(',');
-    append_json_string(out_, a.substr(fields_[i].key_off, fields_[i].key_len));
+    append_json_string(out_, fields_.key(i));
     out_.push_back(':');
-    out_.append(a.substr(fields_[i].val_off, fields_[i].val_len));
+    out_.append(fields_.raw(i));
   }
   out_.append("}\n");
   if (writing_) ++lines_;
   if (!sinks_.empty()) notify_sinks();
   if (!watchers_.empty() && watch_fn_) {
     const std::string line = out_.substr(start, out_.size() - start - 1);
-    // Copy: a callback may add or remove watchers.
-    std::vector<uint64_t> hits;
-    for (const Watcher& w : watchers_)
-      if (matches(w.match)) hits.push_back(w.id);
-    for (uint64_t id : hits) {
-      auto it = std::find_if(watchers_.begin(), watchers_.end(), [&](const Watcher& w) { return w.id == id; });
-      if (it == watchers_.end()) continue;
-      if (it->once) {
-        watchers_.erase(it);
-        update_watched();
-      }
-      watch_fn_(id, line);
-    }
+    if (watchers_.fire(fields_, line, watch_fn_)) update_watched_mask();
   }
   if (!writing_) out_.resize(start);  // built for a watcher only
   if (!memory_ && out_.size() >= (64u << 10)) flush();
@@ -307,28 +242,12 @@ void EventLog::notify_sinks() {
 
 size_t EventView::size() const { return log_.fields_.size(); }
 
-std::string_view EventView::key(size_t i) const {
-  const auto& f = log_.fields_[i];
-  return std::string_view(log_.arena_).substr(f.key_off, f.key_len);
-}
+std::string_view EventView::key(size_t i) const { return log_.fields_.key(i); }
 
-std::string_view EventView::raw(size_t i) const {
-  const auto& f = log_.fields_[i];
-  return std::string_view(log_.arena_).substr(f.val_off, f.val_len);
-}
+std::string_view EventView::raw(size_t i) const { return log_.fields_.raw(i); }
 
-std::string_view EventView::raw(std::string_view k) const {
-  // The fields are sorted by key when the event is committed.
-  size_t lo = 0, hi = size();
-  while (lo < hi) {
-    const size_t mid = (lo + hi) / 2;
-    const int c = key(mid).compare(k);
-    if (c == 0) return raw(mid);
-    if (c < 0) lo = mid + 1;
-    else hi = mid;
-  }
-  return {};
-}
+// The fields are sorted by key when the event is committed.
+std::string_view EventView::raw(std::string_view k) const { return log_.fields_.raw(k); }
 
 std::string_view EventView::str(std::string_view k) const {
   const std::string_view v = raw(k);
@@ -402,17 +321,15 @@ void EventView::append_args(std::string& out, std::initializer_list<std::string_
   out.push_back('}');
 }
 
-uint64_t EventLog::add_watcher(std::vector<std::pair<std::string, std::string>> match, bool once) {
-  watchers_.push_back(Watcher{next_watcher_, std::move(match), once});
-  update_watched();
-  return next_watcher_++;
+uint64_t EventLog::add_watcher(EventWatchers::Match match, bool once) {
+  const uint64_t id = watchers_.add(std::move(match), once);
+  update_watched_mask();
+  return id;
 }
 
 void EventLog::remove_watcher(uint64_t id) {
-  watchers_.erase(std::remove_if(watchers_.begin(), watchers_.end(),
-                                 [&](const Watcher& w) { return w.id == id; }),
-                  watchers_.end());
-  update_watched();
+  watchers_.remove(id);
+  update_watched_mask();
 }
 
 void EventLog::append_json_string(std::string& out, std::string_view s) {

@@ -3,9 +3,9 @@
 // this file, so everything here is deterministic: no addresses, no wall clock, and fields are
 // written in key order whatever order a model adds them in.
 //
-// Watchers let the Python runtime await "the first event matching a predicate": a watcher is a
-// set of key = JSON value pairs; when a committed event carries all of them, the log hands the
-// line to the watch callback (which pauses the simulation so Python sees that exact instant).
+// Watchers (tlm/event_fields.h) let the Python runtime await "the first event matching a
+// predicate": when a committed event carries all of a watcher's fields, the log hands the line
+// to the watch callback (which pauses the simulation so Python sees that exact instant).
 //
 // A filter (tlm/log_filter.h) stands in front of the output: it decides which committed lines
 // are written (and so hashed), never how events are built. An event whose category is neither
@@ -27,6 +27,7 @@
 #include <utility>
 #include <vector>
 
+#include "tlm/event_fields.h"
 #include "tlm/log_filter.h"
 #include "tlm/sha256.h"
 
@@ -144,9 +145,9 @@ class EventLog {
   uint64_t lines() const { return lines_; }
 
   // Watchers: see the header comment. Returns the watcher id.
-  using WatchFn = std::function<void(uint64_t watcher_id, const std::string& line)>;
+  using WatchFn = EventWatchers::Fn;
   void set_watch_callback(WatchFn fn) { watch_fn_ = std::move(fn); }
-  uint64_t add_watcher(std::vector<std::pair<std::string, std::string>> match, bool once);
+  uint64_t add_watcher(EventWatchers::Match match, bool once);
   void remove_watcher(uint64_t id);
 
   static void append_json_string(std::string& out, std::string_view s);
@@ -154,23 +155,11 @@ class EventLog {
  private:
   friend class Event;
   friend class EventView;
-  struct Field {
-    uint32_t key_off, key_len, val_off, val_len;
-    // The key's first 8 bytes, big-endian, zero-padded: comparing two of these orders keys as
-    // their bytes do (keys hold no NUL), so sorting compares whole keys only on a tie.
-    uint64_t key_prefix;
-  };
-  void add_field(std::string_view key, std::string_view encoded_value);
-  // Field whose value the caller appends to arena() between these two calls (no copy).
-  void begin_field(std::string_view key);
-  void end_field();
-  std::string& arena() { return arena_; }
   void commit();
   void flush();
-  bool matches(const std::vector<std::pair<std::string, std::string>>& match) const;
+  void update_watched_mask();
   Event start(uint64_t time_ps, std::string_view path, std::string_view name, uint64_t category_bit,
               bool sink_only);
-  void update_watched();
   void update_build_mask();
   void notify_sinks();
 
@@ -182,8 +171,7 @@ class EventLog {
   FILE* file_ = nullptr;
   bool memory_ = false;
   std::string out_;      // pending output (flushed to the file at 64 KiB)
-  std::string arena_;    // keys and values of the event being built
-  std::vector<Field> fields_;
+  EventFields fields_;   // of the event being built
   uint64_t lines_ = 0;
   // The filter: categories written, watched (every one while a sink is attached), and so built; whether the event being built is
   // written; a digest-only output.
@@ -192,13 +180,7 @@ class EventLog {
   bool digest_ = false;
   Sha256 sha_;
 
-  struct Watcher {
-    uint64_t id;
-    std::vector<std::pair<std::string, std::string>> match;
-    bool once;
-  };
-  std::vector<Watcher> watchers_;
-  uint64_t next_watcher_ = 1;
+  EventWatchers watchers_;
   WatchFn watch_fn_;
 };
 

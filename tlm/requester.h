@@ -17,19 +17,17 @@
 #include <systemc>
 
 #include <algorithm>
-#include <array>
 #include <cstdint>
 #include <deque>
 #include <functional>
 #include <map>
-#include <memory>
 #include <set>
 #include <string>
-#include <unordered_map>
 #include <utility>
 #include <vector>
 
 #include "tlm/dma.h"
+#include "tlm/dmi_cache.h"
 #include "tlm/port.h"
 #include "tlm/quantum_keeper.h"
 #include "tlm/sim_context.h"
@@ -103,7 +101,7 @@ class Requester : public sc_core::sc_module {
   void set_fidelity(Fidelity f);
   Fidelity fidelity() const { return fidelity_; }
   // Drops the grants overlapping [start, end] (the backward path's invalidate_direct_mem_ptr).
-  void invalidate_dmi(uint64_t start, uint64_t end);
+  void invalidate_dmi(uint64_t start, uint64_t end) { dmi_.invalidate(start, end); }
   // The local time of the requester's device (its quantum keeper's), and how far it is ahead of
   // the kernel's: what a device doing lt work annotates its timed actions with.
   uint64_t local_ps() const { return keeper_.local_ps(); }
@@ -168,18 +166,8 @@ class Requester : public sc_core::sc_module {
     uint64_t deadline_ps = 0;
   };
 
-  struct Grant {
-    uint64_t start = 0, end = 0;  // inclusive, as tlm_dmi gives them
-    uint8_t* ptr = nullptr;       // the byte at `start`; null: DMI denied in this range
-    unsigned route = 0;           // index in routes_
-  };
-  // The grant holding `addr`, asking the fabric for one if none is cached; null if denied.
-  const Grant* grant_at(uint64_t addr);
-  // Segments of [addr, addr + len) in granted memory, or false (take the TLP path).
-  // Fills segments_.
-  bool direct_span(uint64_t addr, size_t len, unsigned* route);
   bool read_direct(uint64_t addr, size_t len, Done& done);
-  // Copies segments_ into `out` and counts and logs a direct read issued at `issued`.
+  // Copies the DMI segments into `out` and counts and logs a direct read issued at `issued`.
   void take_direct(uint64_t addr, size_t len, uint8_t* out, uint64_t issued, uint64_t due);
   bool write_direct(uint64_t addr, const uint8_t* bytes, size_t len, sc_core::sc_time* sent);
   bool write_transport(uint64_t addr, const uint8_t* bytes, size_t len, sc_core::sc_time* sent, uint16_t rid);
@@ -195,16 +183,6 @@ class Requester : public sc_core::sc_module {
   sc_core::sc_time tlp_wait() const {
     return sc_core::sc_time::from_value(egress_start(keeper_.local_ps()) - ctx_.now_ps());
   }
-  unsigned route_index(const DmiRoute& r);
-  // The route's time for an access, computed once per shape (offset in its page, length, the
-  // split limit) and profile generation.
-  uint64_t read_time(unsigned route, uint64_t addr, size_t len, unsigned mrrs);
-  uint64_t memo_key(unsigned route, uint64_t addr, size_t len, unsigned limit, bool write);
-  DmiRoute::WriteTimes write_time(unsigned route, uint64_t addr, size_t len, unsigned mps);
-  // The memoised (read ps | sent, landed) of a shape's key, computed on its first use.
-  template <typename Compute>
-  const std::pair<uint64_t, uint64_t>& memo_value(uint64_t key, Compute compute);
-
   uint64_t new_op(Done done, size_t result_len);
   void submit(Part part);
   void issue(uint8_t tag);
@@ -226,18 +204,7 @@ class Requester : public sc_core::sc_module {
   sc_core::sc_event timeout_event_;
 
   Fidelity fidelity_ = Fidelity::Tlp;
-  std::map<uint64_t, Grant> grants_;  // by start address
-  uint64_t grant_span_ = 0;           // the longest grant's end - start
-  std::array<const Grant*, 512> recent_{};  // by 256-byte block (hint_index): the last grant used there
-  std::vector<std::shared_ptr<const DmiRoute>> routes_;  // distinct routes grants came with
-  std::unordered_map<uint64_t, std::pair<uint64_t, uint64_t>> memo_;  // shape -> (read ps | sent, landed)
-  uint64_t memo_generation_ = 0;
-  struct MemoSlot {
-    uint64_t key = 0;  // 0: empty (no shape's key is 0)
-    std::pair<uint64_t, uint64_t> value;
-  };
-  static constexpr size_t kMemoFront = 256;
-  std::array<MemoSlot, kMemoFront> memo_front_{};
+  DmiCache dmi_{ctx_, get_dmi};
   QuantumKeeper keeper_;
   // lt: the local time at which the device's link has sent the last TLP of its direct writes.
   // A posted write occupies the link for its TLPs' serialisation, and whatever the device sends
@@ -246,7 +213,6 @@ class Requester : public sc_core::sc_module {
   uint64_t egress_write_issued_ps_ = 0;  // when the latest of those writes was issued
   TimedQueue sync_;  // TLP-path accesses of a device running ahead, issued at its local time
   uint64_t direct_reads_ = 0, direct_writes_ = 0;
-  std::vector<std::pair<uint8_t*, size_t>> segments_;  // of the access being served directly
   tlm::tlm_generic_payload transport_gp_;  // write_transport's, reused
   std::vector<uint8_t> transport_bytes_;
 };
