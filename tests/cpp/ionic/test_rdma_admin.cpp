@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "../support/event_record.h"
+#include "fake_device_io.h"
 #include "ionic/rdma_admin.h"
 
 namespace dpusim::ionic {
@@ -19,37 +20,7 @@ namespace {
 
 constexpr uint64_t kBase = 0x100000;
 
-// Guest memory [kBase, kBase + 64 KiB); reads answer at once, delays wait in order.
-class FakeDevice final : public DeviceIo {
- public:
-  std::vector<uint8_t> mem = std::vector<uint8_t>(0x10000, 0);
-  std::vector<std::string> trace;  // "write 0x..+n", "irq n", in order
-  std::deque<std::function<void()>> later;
-
-  uint8_t* at(uint64_t addr) { return &mem[addr - kBase]; }
-  void gather(std::vector<BusRun> runs, GatherDone done) override {
-    std::vector<uint8_t> bytes;
-    for (const BusRun& r : runs) {
-      if (r.addr < kBase || r.addr + r.len > kBase + mem.size()) return done({}, false);
-      bytes.insert(bytes.end(), at(r.addr), at(r.addr) + r.len);
-    }
-    done(std::move(bytes), true);
-  }
-  void write(uint64_t addr, const uint8_t* bytes, size_t len) override {
-    std::memcpy(at(addr), bytes, len);
-    trace.push_back("write " + std::to_string(addr - kBase) + "+" + std::to_string(len));
-  }
-  void after(sc_core::sc_time, std::function<void()> fn) override { later.push_back(std::move(fn)); }
-  bool ahead() const override { return false; }
-  void at_local_time(std::function<void()> fn) override { fn(); }
-  void run() {
-    while (!later.empty()) {
-      auto fn = std::move(later.front());
-      later.pop_front();
-      fn();
-    }
-  }
-};
+using FakeDevice = FakeDeviceIo;
 
 // The admin queue's ring at kBase (16 strides), its CQ at kBase + 0x1000 (16 entries), EQ 2 at
 // kBase + 0x2000 on interrupt 7.
@@ -58,7 +29,7 @@ constexpr uint64_t kRing = kBase, kCqRing = kBase + 0x1000, kEq = kBase + 0x2000
 struct Admin : ::testing::Test {
   pcie::SimContext ctx{1};
   testing::EventRecord events{ctx.log};
-  FakeDevice dev;
+  FakeDevice dev{kBase};
   RdmaResources res;
   RdmaCompletions cq{RdmaCompletions::Ports{
       ctx, "ep0", [this](const std::vector<BusRun>& runs, const uint8_t* b) {
