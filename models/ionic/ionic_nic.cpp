@@ -244,7 +244,7 @@ void IonicNic::trace_signals(sc_trace_file* vcd) {
   sc_trace(vcd, eth_.trace.rx_frames, n + ".rx_frames", 32);
   sc_trace(vcd, intr_.trace_pending, n + ".intr_pending", 32);
   if (p4_) sc_trace(vcd, trace_p4_dropped_, n + ".p4_dropped", 32);
-  sc_trace(vcd, rdma_->trace_pending, n + ".rdma_pending", 32);
+  sc_trace(vcd, rdma_->trace_pending(), n + ".rdma_pending", 32);
 }
 
 void IonicNic::shutdown() {

@@ -16,10 +16,11 @@
 //  ionic.adminq_cmd_ps each on the admin queue; a command that writes guest memory (PORT_INIT,
 //  LIF_INIT, the P4 surface) completes after its DMA is issued.
 //  Queues live in guest memory and are reached by DMA: the admin queue (64-byte commands,
-//  16-byte completions), the notify queue (accepted, never written: rocm-ernic produces no
-//  events), up to four TX and four RX queues (16-byte descriptors and completions; TX
-//  scatter-gather lists of 8 elements). Every completion ring starts with colour 1 and flips it
-//  each time the ring wraps. A queue's interrupt is asserted once per batch of completions.
+//  16-byte completions; adminq.cpp), the notify queue (accepted, never written: rocm-ernic
+//  produces no events), up to four TX and four RX queues (16-byte descriptors and completions;
+//  TX scatter-gather lists of 8 elements), which the Ethernet queue set serves (eth_queues.h).
+//  Every completion ring starts with colour 1 and flips it each time the ring wraps. A queue's
+//  interrupt is asserted once per batch of completions.
 //  Received frames go to RX queue 0 only (rocm-ernic); they wait, at most 256, for a posted
 //  buffer; one larger than its buffer is dropped.
 //

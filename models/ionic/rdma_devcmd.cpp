@@ -13,8 +13,7 @@
 namespace dpusim::ionic {
 
 RdmaEngine::RdmaEngine(Env env)
-    : trace_pending(requester_.trace_pending),
-      env_(std::move(env)),
+    : env_(std::move(env)),
       io_(env_.device),
       cq_(RdmaCompletions::Ports{
           env_.ctx, env_.path, [this](const std::vector<BusRun>& runs, const uint8_t* bytes) { io_.scatter(runs, bytes); },

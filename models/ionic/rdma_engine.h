@@ -89,7 +89,8 @@ class RdmaEngine : public net::MeshEnd {
     uint64_t admin_cmds = 0, wqes = 0, cqes = 0, eqes = 0, bytes_moved = 0, denied = 0;
   };
   Counters counters() const;
-  const uint32_t& trace_pending;  // remote requests awaiting their answer (VCD)
+  // Remote requests awaiting their answer (VCD).
+  const uint32_t& trace_pending() const { return requester_.trace_pending; }
   void flush_log();
 
  private:

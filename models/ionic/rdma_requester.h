@@ -24,28 +24,20 @@
 #include <vector>
 
 #include "dpusim/p4/rdma/path.h"
-#include "ionic/dma_io.h"
-#include "ionic/rdma_completions.h"
 #include "ionic/rdma_decode.h"
-#include "ionic/rdma_resources.h"
+#include "ionic/rdma_part.h"
 #include "ionic/rdma_responder.h"
 #include "ionic/rdma_wire.h"
-#include "tlm/sim_context.h"
 
 namespace dpusim::ionic {
 
 class RdmaRequester {
  public:
-  struct Ports {
-    pcie::SimContext& ctx;
-    std::string path;                  // the NIC's component path, for its events
-    DeviceIo& io;                      // its DMA, its own time
-    RdmaResources& res;                // the QPs and the region table
-    RdmaCompletions& cq;               // the send completions
-    p4::rdma::RdmaPath& decisions;     // the P4 RDMA decision path
-    RdmaResponder& responder;          // where a request for this node is delivered
+  struct Ports : RdmaPartPorts {
+    p4::rdma::RdmaPath& decisions;                 // the P4 RDMA decision path
+    RdmaResponder& responder;                      // where a request for this node is delivered
     std::function<bool(const RdmaQp& qp)> remote;  // the QP's destination is another node
-    std::function<void(unsigned node, const char* kind, std::vector<uint8_t> msg)> send;  // to the mesh
+    MeshSend send;                                 // requests to peers
   };
   struct Counters {
     uint64_t wqes = 0, bytes_moved = 0, denied = 0;

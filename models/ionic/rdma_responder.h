@@ -18,11 +18,8 @@
 #include <string>
 #include <vector>
 
-#include "ionic/dma_io.h"
-#include "ionic/rdma_completions.h"
-#include "ionic/rdma_resources.h"
+#include "ionic/rdma_part.h"
 #include "ionic/rdma_wire.h"
-#include "tlm/sim_context.h"
 
 namespace dpusim::ionic {
 
@@ -31,13 +28,8 @@ using MeshSend = std::function<void(unsigned dst, const char* kind, std::vector<
 
 class RdmaResponder {
  public:
-  struct Ports {
-    pcie::SimContext& ctx;
-    std::string path;     // the NIC's component path, for its events
-    DeviceIo& io;         // its DMA, its own time
-    RdmaResources& res;   // the QPs and the region table
-    RdmaCompletions& cq;  // where receive completions go
-    MeshSend send;        // answers to peers
+  struct Ports : RdmaPartPorts {
+    MeshSend send;  // answers to peers
   };
   using Bytes = std::vector<uint8_t>;
   explicit RdmaResponder(Ports ports) : ports_(std::move(ports)) {}

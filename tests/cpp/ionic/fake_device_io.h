@@ -12,6 +12,8 @@
 #include <vector>
 
 #include "ionic/dma_io.h"
+#include "ionic/rdma_completions.h"
+#include "tlm/sim_context.h"
 
 namespace dpusim::ionic {
 
@@ -46,14 +48,26 @@ class FakeDeviceIo final : public DeviceIo {
   void after(sc_core::sc_time, std::function<void()> fn) override { later.push_back(std::move(fn)); }
   bool ahead() const override { return false; }
   void at_local_time(std::function<void()> fn) override { fn(); }
+  // Runs the first delayed step (false when there is none).
+  bool step() {
+    if (later.empty()) return false;
+    auto fn = std::move(later.front());
+    later.pop_front();
+    fn();
+    return true;
+  }
   // Runs every delayed step, and the steps they delay, in order.
   void run() {
-    while (!later.empty()) {
-      auto fn = std::move(later.front());
-      later.pop_front();
-      fn();
+    while (step()) {
     }
   }
 };
+
+// The RDMA CQs and EQs over the fake: their DMA writes in its trace, an interrupt as "irq n".
+inline RdmaCompletions::Ports completions_over(pcie::SimContext& ctx, FakeDeviceIo& dev) {
+  return {ctx, "ep0", [&dev](const std::vector<BusRun>& runs, const uint8_t* b) { dev.scatter(runs, b); },
+          [&dev](uint64_t addr, const uint8_t* b, size_t n) { dev.write(addr, b, n); },
+          [&dev](uint32_t n) { dev.trace.push_back("irq " + std::to_string(n)); }};
+}
 
 }  // namespace dpusim::ionic

@@ -31,15 +31,7 @@ struct Admin : ::testing::Test {
   testing::EventRecord events{ctx.log};
   FakeDevice dev{kBase};
   RdmaResources res;
-  RdmaCompletions cq{RdmaCompletions::Ports{
-      ctx, "ep0", [this](const std::vector<BusRun>& runs, const uint8_t* b) {
-        for (const BusRun& r : runs) {
-          dev.write(r.addr, b, r.len);
-          b += r.len;
-        }
-      },
-      [this](uint64_t addr, const uint8_t* b, size_t n) { dev.write(addr, b, n); },
-      [this](uint32_t n) { dev.trace.push_back("irq " + std::to_string(n)); }}};
+  RdmaCompletions cq{completions_over(ctx, dev)};
   RdmaAdmin admin{RdmaAdmin::Ports{ctx, "ep0", dev, res, cq,
                                    [](const std::array<uint8_t, 16>&, uint32_t* node) {
                                      *node = UINT32_MAX;
