@@ -4,6 +4,8 @@
 // window lands nowhere), and the device's delays wait in a queue the test runs.
 #pragma once
 
+#include <gtest/gtest.h>
+
 #include <cstdint>
 #include <cstring>
 #include <deque>
@@ -11,8 +13,10 @@
 #include <string>
 #include <vector>
 
+#include "../support/event_record.h"
 #include "ionic/dma_io.h"
 #include "ionic/rdma_completions.h"
+#include "ionic/rdma_resources.h"
 #include "tlm/sim_context.h"
 
 namespace dpusim::ionic {
@@ -69,5 +73,16 @@ inline RdmaCompletions::Ports completions_over(pcie::SimContext& ctx, FakeDevice
           [&dev](uint64_t addr, const uint8_t* b, size_t n) { dev.write(addr, b, n); },
           [&dev](uint32_t n) { dev.trace.push_back("irq " + std::to_string(n)); }};
 }
+
+// What a test of an RDMA part starts from: the context and its events, guest memory at `Base`,
+// the QP and region tables, and the CQs and EQs over the fake.
+template <uint64_t Base>
+struct RdmaPartTest : ::testing::Test {
+  pcie::SimContext ctx{1};
+  testing::EventRecord events{ctx.log};
+  FakeDeviceIo dev{Base};
+  RdmaResources res;
+  RdmaCompletions cq{completions_over(ctx, dev)};
+};
 
 }  // namespace dpusim::ionic

@@ -11,7 +11,6 @@
 #include <string>
 #include <vector>
 
-#include "../support/event_record.h"
 #include "fake_device_io.h"
 #include "ionic/rdma_admin.h"
 
@@ -20,18 +19,11 @@ namespace {
 
 constexpr uint64_t kBase = 0x100000;
 
-using FakeDevice = FakeDeviceIo;
-
 // The admin queue's ring at kBase (16 strides), its CQ at kBase + 0x1000 (16 entries), EQ 2 at
 // kBase + 0x2000 on interrupt 7.
 constexpr uint64_t kRing = kBase, kCqRing = kBase + 0x1000, kEq = kBase + 0x2000;
 
-struct Admin : ::testing::Test {
-  pcie::SimContext ctx{1};
-  testing::EventRecord events{ctx.log};
-  FakeDevice dev{kBase};
-  RdmaResources res;
-  RdmaCompletions cq{completions_over(ctx, dev)};
+struct Admin : RdmaPartTest<kBase> {
   RdmaAdmin admin{RdmaAdmin::Ports{ctx, "ep0", dev, res, cq,
                                    [](const std::array<uint8_t, 16>&, uint32_t* node) {
                                      *node = UINT32_MAX;

@@ -12,7 +12,6 @@
 #include <string>
 #include <vector>
 
-#include "../support/event_record.h"
 #include "dpusim/p4/rdma/path.h"
 #include "dpusim/p4/rdma/verbs.h"
 #include "fake_device_io.h"
@@ -70,12 +69,7 @@ std::vector<uint8_t> pattern(size_t n, uint8_t first) {
   return out;
 }
 
-struct Datapath : ::testing::Test {
-  pcie::SimContext ctx{1};
-  testing::EventRecord events{ctx.log};
-  FakeDeviceIo dev{kBase};
-  RdmaResources res;
-  RdmaCompletions cq{completions_over(ctx, dev)};
+struct Datapath : RdmaPartTest<kBase> {
   p4::rdma::RdmaPath path;
   std::vector<Sent> sent;
   bool peer = false;  // QP 5's destination is another node
