@@ -18,7 +18,7 @@ void IonicNic::service_adminq() {
 void IonicNic::adminq_next() {
   EthQueue& q = eth_.queue(IONIC_QTYPE_ADMINQ, 0);
   if (q.head == q.prod) {
-    if (ahead()) return at_local_time([this] { adminq_next(); });  // see tx_next
+    if (ahead()) return at_local_time([this] { adminq_next(); });  // see EthQueues::tx_next
     q.busy = false;
     trace_adminq_pending_ = 0;
     return eth_.interrupt(q);

@@ -67,7 +67,7 @@ void RdmaRequester::sq_next(uint32_t qid) {
   if (it == ports_.res.qps.end()) return;
   RdmaQp& qp = it->second;
   if (qp.sq_cons % qp.sq_depth == qp.sq_target) {
-    // Decided at the device's time (see IonicNic::tx_next).
+    // Decided at the device's time (see EthQueues::tx_next).
     if (ports_.io.ahead()) return ports_.io.at_local_time([this, qid] { sq_next(qid); });
     qp.busy = false;
     return;
