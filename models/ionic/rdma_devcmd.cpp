@@ -19,16 +19,16 @@ RdmaEngine::RdmaEngine(Env env)
           env_.ctx, env_.path, [this](const std::vector<BusRun>& runs, const uint8_t* bytes) { io_.scatter(runs, bytes); },
           [this](uint64_t addr, const uint8_t* bytes, size_t len) { io_.write(addr, bytes, len); },
           [this](uint32_t intr) { env_.intr.assert_irq(intr); }}),
-      admin_(RdmaAdmin::Ports{env_.ctx, env_.path, io_, res_, cq_,
+      admin_(RdmaAdmin::Ports{{env_.ctx, env_.path, io_, res_, cq_},
                               [this](const std::array<uint8_t, 16>& gid, uint32_t* node) { return node_of(gid, node); }}),
       path_(std::make_unique<p4::rdma::RdmaPath>([this](uint64_t, const std::string& line) {
         env_.ctx.event(env_.path, "log").str("level", "warning").str("msg", "rocm-ernic: " + line);
       })),
-      responder_(RdmaResponder::Ports{env_.ctx, env_.path, io_, res_, cq_,
+      responder_(RdmaResponder::Ports{{env_.ctx, env_.path, io_, res_, cq_},
                                       [this](unsigned dst, const char* kind, std::vector<uint8_t> msg) {
                                         send(dst, kind, std::move(msg));
                                       }}),
-      requester_(RdmaRequester::Ports{env_.ctx, env_.path, io_, res_, cq_, *path_, responder_,
+      requester_(RdmaRequester::Ports{{env_.ctx, env_.path, io_, res_, cq_}, *path_, responder_,
                                       [this](const RdmaQp& qp) { return remote(qp); },
                                       [this](unsigned dst, const char* kind, std::vector<uint8_t> msg) {
                                         send(dst, kind, std::move(msg));

@@ -24,7 +24,7 @@ constexpr uint64_t kBase = 0x100000;
 constexpr uint64_t kRing = kBase, kCqRing = kBase + 0x1000, kEq = kBase + 0x2000;
 
 struct Admin : RdmaPartTest<kBase> {
-  RdmaAdmin admin{RdmaAdmin::Ports{ctx, "ep0", dev, res, cq,
+  RdmaAdmin admin{RdmaAdmin::Ports{{ctx, "ep0", dev, res, cq},
                                    [](const std::array<uint8_t, 16>&, uint32_t* node) {
                                      *node = UINT32_MAX;
                                      return true;
@@ -69,7 +69,7 @@ std::vector<uint8_t> le(uint64_t v, int n) {
 }
 
 TEST_F(Admin, AQueueNeedsAHeldCqAndThereAreAtMostFour) {
-  RdmaAdmin fresh{RdmaAdmin::Ports{ctx, "ep0", dev, res, cq, nullptr}};
+  RdmaAdmin fresh{RdmaAdmin::Ports{{ctx, "ep0", dev, res, cq}, nullptr}};
   EXPECT_STREQ(fresh.create(queue(0, 0, kRing, 4)), "no CREATE_CQ before it");
   for (int i = 1; i < 4; ++i) {
     admin.hold_cq(queue(uint32_t(i), 2, kCqRing, 4));

@@ -80,8 +80,8 @@ struct Datapath : RdmaPartTest<kBase> {
     s.payload.assign(msg.begin() + IONIC_WIRE_HDR_BYTES, msg.end());
     sent.push_back(std::move(s));
   };
-  RdmaResponder responder{RdmaResponder::Ports{ctx, "ep0", dev, res, cq, send}};
-  RdmaRequester requester{RdmaRequester::Ports{ctx, "ep0", dev, res, cq, path, responder,
+  RdmaResponder responder{RdmaResponder::Ports{{ctx, "ep0", dev, res, cq}, send}};
+  RdmaRequester requester{RdmaRequester::Ports{{ctx, "ep0", dev, res, cq}, path, responder,
                                                [this](const RdmaQp&) { return peer; }, send}};
 
   void usable_cq(uint32_t id, uint64_t ring) {
