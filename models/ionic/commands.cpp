@@ -64,32 +64,12 @@ void IonicNic::execute(const uint8_t* cmd, CmdPath path, uint8_t* data, std::fun
       build_q_identity(data, p.qtype);
       break;
     case CmdKind::kQInit:
-      q_init(p.q, comp);
+      eth_.q_init(p.q, comp);
       break;
     case CmdKind::kP4:
       return surface_->execute(cmd, std::move(done));
   }
   done(comp);
-}
-
-void IonicNic::q_init(const QInit& init, Comp& comp) {
-  // The completion names the queue whatever happens: hw_index = its index, hw_type = its type.
-  put_le32(&comp[Q_INIT_COMP_HW_INDEX], init.index);
-  comp[Q_INIT_COMP_HW_TYPE] = init.type;
-  std::string reason;
-  if (!init.storable(&reason)) {
-    ctx_.event(name(), "q_init_ignored").u64("type", init.type).u64("index", init.index).str("reason", reason);
-    return;
-  }
-  EthQueue& q = queues_[init.type][init.index];
-  const bool busy = q.busy;  // a service pass still running continues on the new ring
-  q = EthQueue{};
-  q.valid = true;
-  q.init = init;
-  q.depth = uint16_t(1u << init.ring_size);
-  q.busy = busy;
-  ctx_.event(name(), "q_init").u64("type", init.type).u64("index", init.index).u64("depth", q.depth)
-      .u64("intr", init.intr_index).hex("flags", init.flags).hex("ring", init.ring_base).hex("cq_ring", init.cq_ring_base);
 }
 
 }  // namespace dpusim::ionic

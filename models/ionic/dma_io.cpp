@@ -42,10 +42,10 @@ void dma_gather(pcie::Requester& dma, std::vector<BusRun> runs, GatherDone done)
   gather_step(std::move(g), 0, 0);
 }
 
-void dma_scatter(pcie::Requester& dma, const std::vector<BusRun>& runs, const uint8_t* bytes) {
+void DeviceIo::scatter(const std::vector<BusRun>& runs, const uint8_t* bytes) {
   uint64_t off = 0;
   for (const BusRun& r : runs) {
-    if (r.len) dma.write(r.addr, bytes + off, size_t(r.len));
+    if (r.len) write(r.addr, bytes + off, size_t(r.len));
     off += r.len;
   }
 }

@@ -1,8 +1,8 @@
 // Moving bytes between the device and guest memory described as bus runs (rdma_mem.h): a
 // gather reads the runs one after another through the function's DMA requester (each read a
 // split MRd and its completions) and hands over the bytes when the last one completed; a
-// scatter issues the posted writes in order. Shared by the Ethernet transmit path and the
-// RDMA datapath.
+// scatter issues the posted writes in order. Shared by the Ethernet queues and the RDMA parts,
+// which reach the device through a DeviceIo so that each runs on its own in a unit test.
 #pragma once
 
 #include <cstdint>
@@ -20,8 +20,6 @@ namespace dpusim::ionic {
 // `done(bytes, ok)`: ok is false when a read completed with an error (bytes then empty).
 using GatherDone = std::function<void(std::vector<uint8_t> bytes, bool ok)>;
 void dma_gather(pcie::Requester& dma, std::vector<BusRun> runs, GatherDone done);
-// Writes `bytes` (exactly as long as the runs) over the runs.
-void dma_scatter(pcie::Requester& dma, const std::vector<BusRun>& runs, const uint8_t* bytes);
 uint64_t runs_total(const std::vector<BusRun>& runs);
 // How a part of the device reaches guest memory and its own time: EndpointIo over the NIC's
 // endpoint base, or a unit test's fake.
@@ -36,6 +34,9 @@ class DeviceIo {
   // device's time (EndpointBase::ahead, at_local_time).
   virtual bool ahead() const = 0;
   virtual void at_local_time(std::function<void()> fn) = 0;
+  // Writes `bytes` (exactly as long as the runs) over the runs: one posted write per non-empty
+  // run, in order.
+  void scatter(const std::vector<BusRun>& runs, const uint8_t* bytes);
 };
 
 class EndpointIo final : public DeviceIo {

@@ -6,6 +6,7 @@
 // cites Linux v7.2.4's ionic_if.h). Offsets are bytes from the start of the named structure.
 #pragma once
 
+#include <array>
 #include <cstdint>
 
 namespace dpusim::ionic {
@@ -133,6 +134,7 @@ inline constexpr uint32_t COMP_STATUS = 0;
 inline constexpr uint32_t COMP_INDEX = 2;
 inline constexpr uint32_t COMP_COLOR = 15;
 inline constexpr uint8_t IONIC_COMP_COLOR_MASK = 0x80;
+using Comp = std::array<uint8_t, IONIC_COMP_BYTES>;  // a completion as the device builds it
 
 // struct ionic_lif_init_cmd / ionic_port_init_cmd: info_pa le64 @8.
 inline constexpr uint32_t CMD_INFO_PA = 8;

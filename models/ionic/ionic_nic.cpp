@@ -1,4 +1,4 @@
-// The NIC's construction, its BAR regions, the devcmd window and the doorbells.
+// The NIC's construction, its BAR regions, the devcmd window, the doorbells and the frame path.
 #include "ionic/ionic_nic.h"
 
 #include <algorithm>
@@ -31,7 +31,11 @@ IonicNic::IonicNic(sc_module_name name, pcie::SimContext& ctx, const NicOptions&
       EndpointBase(name, ctx, fn, timing::service_ps),
       options_(options),
       mac_(options.mac),
-      intr_(ctx, this->name(), *this, [this](unsigned v) { return raise_msix(v); }) {
+      intr_(ctx, this->name(), *this, [this](unsigned v) { return raise_msix(v); }),
+      io_(*this),
+      eth_(EthQueues::Ports{ctx, this->name(), io_, [this](NicFrame f) { from_guest(std::move(f)); },
+                            [this](uint32_t intr) { intr_.add_credit(intr); },
+                            [this](uint32_t intr) { intr_.assert_irq(intr); }}) {
   unsupported_by = "the ionic NIC";
   // dev_info: what ionic_dev_setup() checks before anything else.
   put_le32(&dev_info_[DEV_INFO_SIGNATURE], IONIC_DEV_INFO_SIGNATURE);
@@ -74,11 +78,11 @@ IonicNic::IonicNic(sc_module_name name, pcie::SimContext& ctx, const NicOptions&
   if (options.p4) {
     P4Attachment::Hooks hooks;
     hooks.defer = [this](std::function<void()> fn) { after(ctx_.ps(timing::p4_frame_ps), std::move(fn)); };
-    hooks.to_guest = [this](NicFrame f) { to_guest(std::move(f)); };
+    hooks.to_guest = [this](NicFrame f) { eth_.to_guest(std::move(f)); };
     hooks.to_uplink = [this](NicFrame& f) { return to_uplink(f); };
     hooks.dropped = [this](NicFrame& f, const char* reason) {
       ++trace_p4_dropped_;
-      drop(f, reason);
+      note_frame_drop(ctx_, this->name(), f, reason);
     };
     hooks.observe = [this](size_t len, const P4Verdict& v) {
       auto e = ctx_.event(this->name(), events::p4_verdict);
@@ -170,59 +174,77 @@ void IonicNic::write_doorbell(uint64_t off, const uint8_t* in, size_t n) {
   // queue's is ignored (it produces no events).
   if (db.qtype >= IONIC_RDMA_QTYPE_AQ && db.qtype <= IONIC_RDMA_QTYPE_EQ) return rdma_->doorbell(db);
   const uint32_t qid = db.qtype == IONIC_QTYPE_ADMINQ ? 0 : db.qid;
-  if (db.qtype >= IONIC_QTYPE_ETH_MAX || qid >= IONIC_ETH_QCOUNT || !queues_[db.qtype][qid].valid ||
+  if (db.qtype >= IONIC_QTYPE_ETH_MAX || qid >= IONIC_ETH_QCOUNT || !eth_.queue(db.qtype, qid).valid ||
       db.qtype == IONIC_QTYPE_NOTIFYQ || db.qtype == IONIC_QTYPE_EQ) {
     ctx_.event(name(), "doorbell_ignored").hex("offset", off).u64("qtype", db.qtype).u64("qid", db.qid)
         .u64("p_index", db.p_index);
     return;
   }
-  EthQueue& q = queues_[db.qtype][qid];
-  q.prod = uint16_t(db.p_index % q.depth);
   switch (db.qtype) {
-    case IONIC_QTYPE_ADMINQ:
-      trace_adminq_pending_ = uint16_t(q.prod - q.head) % q.depth;
+    case IONIC_QTYPE_ADMINQ: {
+      EthQueue& q = eth_.queue(db.qtype, qid);
+      q.prod = uint16_t(db.p_index % q.depth);
+      trace_adminq_pending_ = q.pending();
       return service_adminq();
+    }
     case IONIC_QTYPE_TXQ:
-      trace_tx_pending_ = uint16_t(q.prod - q.head) % q.depth;
-      return service_txq(qid);
+      return eth_.ring_tx(qid, db.p_index);
     default:  // RX: the producer only; buffers are taken as frames arrive (queue 0 only)
-      if (qid == 0) {
-        trace_rx_posted_ = uint16_t(q.prod - q.head) % q.depth;
-        service_rxq();
-      }
+      return eth_.ring_rx(qid, db.p_index);
   }
 }
 
-// ---- Completions and interrupts ------------------------------------------------------------
+// ---- The frame path ------------------------------------------------------------------------
 
-void IonicNic::post_completion(EthQueue& q, uint32_t bytes, Comp comp) {
-  comp[COMP_COLOR] = uint8_t((comp[COMP_COLOR] & ~IONIC_COMP_COLOR_MASK) | (q.color ? IONIC_COMP_COLOR_MASK : 0));
-  dma().write(q.comp_addr(bytes), comp.data(), std::min<size_t>(bytes, comp.size()));
-  q.advance_cq();
-  intr_.add_credit(q.init.intr_index);
+void IonicNic::frame_arrived(net::Frame wf) {
+  NicFrame f{std::move(wf.bytes), wf.id, true};
+  if (rx_slot_.offer(f)) return;  // the P4 pipeline has it
+  eth_.to_guest(std::move(f));
 }
 
-void IonicNic::interrupt(const EthQueue& q) { intr_.assert_irq(q.init.intr_index); }
+void IonicNic::from_guest(NicFrame frame) {
+  if (tx_slot_.offer(frame)) return;  // the in-band endpoint or the P4 pipeline has it
+  if (!to_uplink(frame)) {
+    // No peer: rocm-ernic's transmit is a sink.
+    ctx_.event(name(), "frame_drop").str("reason", "no_uplink").u64("len", frame.bytes.size());
+  }
+}
+
+bool IonicNic::to_uplink(NicFrame& frame) {
+  if (!wire) return false;
+  if (frame.from_wire) ctx_.checker.frame_received();  // consumed here; the wire counts the new one
+  ++counters_.to_wire;
+  wire->send(*this, std::move(frame.bytes), dma().local_offset());
+  return true;
+}
 
 // ---- Outputs -------------------------------------------------------------------------------
 
 uint64_t IonicNic::frames_in_flight() const {
-  uint64_t n = rx_in_dma_ + (p4_ ? p4_->wire_frames_in_pipeline() : 0);
-  for (const NicFrame& f : inbox_) n += f.from_wire ? 1 : 0;
-  return n;
+  return eth_.wire_frames() + (p4_ ? p4_->wire_frames_in_pipeline() : 0);
+}
+
+IonicNic::Counters IonicNic::counters() const {
+  Counters c = counters_;
+  const EthQueues::Counters& q = eth_.counters();
+  c.tx_frames = q.tx_frames;
+  c.tx_errors = q.tx_errors;
+  c.rx_frames = q.rx_frames;
+  c.rx_dropped = q.rx_dropped;
+  return c;
 }
 
 void IonicNic::trace_signals(sc_trace_file* vcd) {
   const std::string n = name();
   sc_trace(vcd, trace_adminq_pending_, n + ".adminq_pending", 16);
-  sc_trace(vcd, trace_tx_pending_, n + ".tx_pending", 16);
-  sc_trace(vcd, trace_rx_posted_, n + ".rx_posted", 16);
-  sc_trace(vcd, trace_inbox_, n + ".rx_inbox", 16);
-  sc_trace(vcd, trace_tx_frames_, n + ".tx_frames", 32);
-  sc_trace(vcd, trace_rx_frames_, n + ".rx_frames", 32);
+  sc_trace(vcd, eth_.trace.tx_pending, n + ".tx_pending", 16);
+  sc_trace(vcd, eth_.trace.rx_posted, n + ".rx_posted", 16);
+  sc_trace(vcd, eth_.trace.inbox, n + ".rx_inbox", 16);
+  sc_trace(vcd, eth_.trace.tx_frames, n + ".tx_frames", 32);
+  sc_trace(vcd, eth_.trace.rx_frames, n + ".rx_frames", 32);
   sc_trace(vcd, intr_.trace_pending, n + ".intr_pending", 32);
   if (p4_) sc_trace(vcd, trace_p4_dropped_, n + ".p4_dropped", 32);
-  sc_trace(vcd, rdma_->trace_pending, n + ".rdma_pending", 32);
+  sc_trace(vcd, rdma_->trace_pending(), n + ".rdma_pending", 32);
 }
 
 void IonicNic::shutdown() {

@@ -16,10 +16,11 @@
 //  ionic.adminq_cmd_ps each on the admin queue; a command that writes guest memory (PORT_INIT,
 //  LIF_INIT, the P4 surface) completes after its DMA is issued.
 //  Queues live in guest memory and are reached by DMA: the admin queue (64-byte commands,
-//  16-byte completions), the notify queue (accepted, never written: rocm-ernic produces no
-//  events), up to four TX and four RX queues (16-byte descriptors and completions; TX
-//  scatter-gather lists of 8 elements). Every completion ring starts with colour 1 and flips it
-//  each time the ring wraps. A queue's interrupt is asserted once per batch of completions.
+//  16-byte completions; adminq.cpp), the notify queue (accepted, never written: rocm-ernic
+//  produces no events), up to four TX and four RX queues (16-byte descriptors and completions;
+//  TX scatter-gather lists of 8 elements), which the Ethernet queue set serves (eth_queues.h).
+//  Every completion ring starts with colour 1 and flips it each time the ring wraps. A queue's
+//  interrupt is asserted once per batch of completions.
 //  Received frames go to RX queue 0 only (rocm-ernic); they wait, at most 256, for a posted
 //  buffer; one larger than its buffer is dropped.
 //
@@ -44,6 +45,8 @@
 
 #include "dpusim/p4/engine.h"
 #include "ionic/devcmd.h"
+#include "ionic/dma_io.h"
+#include "ionic/eth_queues.h"
 #include "ionic/frame_filter.h"
 #include "ionic/intr_ctrl.h"
 #include "ionic/p4_attachment.h"
@@ -76,25 +79,6 @@ struct IonicFunction {
   uint16_t msix_cap = 0;
 };
 
-// One Ethernet queue as Q_INIT left it, and where the device is in it.
-struct EthQueue {
-  bool valid = false;
-  QInit init;
-  uint16_t depth = 0;
-  uint16_t head = 0;      // next descriptor to consume
-  uint16_t prod = 0;      // the producer index the driver last rang
-  uint16_t cq_index = 0;  // next completion slot
-  bool color = true;      // the colour the driver expects in it
-  bool busy = false;      // a service pass is running
-  uint64_t comp_addr(uint32_t bytes) const { return init.cq_ring_base + uint64_t(cq_index) * bytes; }
-  void advance_cq() {
-    if (++cq_index == depth) {
-      cq_index = 0;
-      color = !color;
-    }
-  }
-};
-
 class IonicNic : private IonicFunction, public pcie::EndpointBase, public net::NetEnd {
  public:
   IonicNic(sc_core::sc_module_name name, pcie::SimContext& ctx, const NicOptions& options,
@@ -119,7 +103,7 @@ class IonicNic : private IonicFunction, public pcie::EndpointBase, public net::N
     uint64_t devcmds = 0, adminq_cmds = 0, tx_frames = 0, tx_errors = 0, rx_frames = 0, rx_dropped = 0;
     uint64_t to_wire = 0, inband_frames = 0;
   };
-  const Counters& counters() const { return counters_; }
+  Counters counters() const;
 
  private:
   // BAR0 and BAR2 (ionic_nic.cpp)
@@ -131,27 +115,12 @@ class IonicNic : private IonicFunction, public pcie::EndpointBase, public net::N
   // Command execution, shared by both paths (commands.cpp). `data` is the devcmd data area
   // (null on the admin queue).
   void execute(const uint8_t* cmd, CmdPath path, uint8_t* data, std::function<void(Comp)> done);
-  void q_init(const QInit& q, Comp& comp);
   // The admin queue (adminq.cpp).
   void service_adminq();
   void adminq_next();
-  // Transmit (txq.cpp).
-  void service_txq(uint32_t qid);
-  void tx_next(uint32_t qid);
-  using TxGatherDone = std::function<void(std::vector<uint8_t>, const char* error)>;
-  void tx_gather(uint32_t qid, TxGatherDone done);
-  void gather(uint64_t head, uint32_t head_len, std::vector<BusRun> rest, TxGatherDone done);
-  void tx_complete(uint32_t qid);
+  // The frame path: a frame the guest sent, one for the wire.
   void from_guest(NicFrame frame);
   bool to_uplink(NicFrame& frame);
-  // Receive (rxq.cpp).
-  void to_guest(NicFrame frame);
-  void service_rxq();
-  void rx_next(bool delivered);
-  void drop(NicFrame& frame, const char* reason);
-  // Completions and interrupts.
-  void post_completion(EthQueue& q, uint32_t bytes, Comp comp);
-  void interrupt(const EthQueue& q);
 
   NicOptions options_;
   std::array<uint8_t, DEV_INFO_BYTES> dev_info_{};
@@ -160,19 +129,17 @@ class IonicNic : private IonicFunction, public pcie::EndpointBase, public net::N
   bool lif_initialized_ = false;
   std::array<uint8_t, 6> mac_{};
   IntrCtrl intr_;
-  EthQueue queues_[IONIC_QTYPE_ETH_MAX][IONIC_ETH_QCOUNT];
+  EndpointIo io_;  // the NIC's DMA and time, for the parts that take a DeviceIo
+  EthQueues eth_;  // the Ethernet queues (eth_queues.h)
   // The frame path.
   FilterSlot tx_slot_, rx_slot_;
   std::unique_ptr<InbandEndpoint> inband_;
   std::unique_ptr<P4Attachment> p4_;
   std::unique_ptr<P4Surface> surface_;
   std::unique_ptr<RdmaEngine> rdma_;
-  std::deque<NicFrame> inbox_;           // frames for the guest, waiting for RX buffers
-  uint64_t rx_in_dma_ = 0;               // wire frames taken from the inbox, not yet delivered
   Counters counters_;
   // VCD
-  uint32_t trace_tx_pending_ = 0, trace_rx_posted_ = 0, trace_inbox_ = 0, trace_adminq_pending_ = 0;
-  uint32_t trace_tx_frames_ = 0, trace_rx_frames_ = 0, trace_p4_dropped_ = 0;
+  uint32_t trace_adminq_pending_ = 0, trace_p4_dropped_ = 0;
 };
 
 }  // namespace dpusim::ionic

@@ -40,8 +40,6 @@
 
 namespace dpusim::ionic {
 
-using Comp = std::array<uint8_t, IONIC_COMP_BYTES>;
-
 class P4Surface {
  public:
   // `device` is the NIC: its requester moves the buffers, its own time (EndpointBase::after)

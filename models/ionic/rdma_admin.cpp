@@ -55,7 +55,7 @@ void RdmaAdmin::next(unsigned a) {
   Aq& aq = aqs_[a];
   const uint32_t pending = (aq.prod + aq.depth - aq.cons) % aq.depth;
   if (pending == 0) {
-    // Decided at the device's time (see IonicNic::tx_next).
+    // Decided at the device's time (see EthQueues::tx_next).
     if (ports_.io.ahead()) return ports_.io.at_local_time([this, a] { next(a); });
     aq.busy = false;
     return;

@@ -13,21 +13,15 @@
 #include <string>
 #include <vector>
 
-#include "ionic/dma_io.h"
-#include "ionic/rdma_completions.h"
 #include "ionic/rdma_decode.h"
-#include "ionic/rdma_resources.h"
+#include "ionic/rdma_part.h"
 
 namespace dpusim::ionic {
 
 class RdmaAdmin {
  public:
-  struct Ports {
-    pcie::SimContext& ctx;
-    std::string path;            // the NIC's component path, for its events
-    DeviceIo& io;                // its DMA, its own time
-    RdmaResources& res;          // what the commands create
-    RdmaCompletions& cq;         // the CQs, and the EQ each admin queue notifies
+  // res: what the commands create; cq: the CQs, and the EQ each admin queue notifies.
+  struct Ports : RdmaPartPorts {
     // The mesh node a GID belongs to (UINT32_MAX: this node, or no mesh); false when none has it.
     std::function<bool(const std::array<uint8_t, 16>& gid, uint32_t* node)> node_of;
   };

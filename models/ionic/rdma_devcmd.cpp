@@ -1,4 +1,5 @@
-// The RDMA devcmds 50-53 and the doorbell dispatch (rdma_engine.h).
+// The RDMA engine's joins (rdma_engine.h): devcmds 50-53, the doorbell dispatch, the mesh port,
+// the P4 path's program and fp8 unit.
 // sc_spawn (the decision thread of fp8-impl rtl) needs SystemC's dynamic processes, declared
 // only when this is defined before <systemc> is first included.
 #define SC_INCLUDE_DYNAMIC_PROCESSES
@@ -13,18 +14,25 @@ namespace dpusim::ionic {
 
 RdmaEngine::RdmaEngine(Env env)
     : env_(std::move(env)),
-      cq_(RdmaCompletions::Ports{
-          env_.ctx, env_.path,
-          [this](const std::vector<BusRun>& runs, const uint8_t* bytes) { dma_scatter(env_.device.dma(), runs, bytes); },
-          [this](uint64_t addr, const uint8_t* bytes, size_t len) { env_.device.dma().write(addr, bytes, len); },
-          [this](uint32_t intr) { env_.intr.assert_irq(intr); }}),
       io_(env_.device),
-      admin_(RdmaAdmin::Ports{env_.ctx, env_.path, io_, res_, cq_,
-                              [this](const std::array<uint8_t, 16>& gid, uint32_t* node) { return node_of(gid, node); }}) {
-  path_ = std::make_unique<p4::rdma::RdmaPath>([this](uint64_t, const std::string& line) {
-    env_.ctx.event(env_.path, "log").str("level", "warning").str("msg", "rocm-ernic: " + line);
-  });
-}
+      cq_(RdmaCompletions::Ports{
+          env_.ctx, env_.path, [this](const std::vector<BusRun>& runs, const uint8_t* bytes) { io_.scatter(runs, bytes); },
+          [this](uint64_t addr, const uint8_t* bytes, size_t len) { io_.write(addr, bytes, len); },
+          [this](uint32_t intr) { env_.intr.assert_irq(intr); }}),
+      admin_(RdmaAdmin::Ports{{env_.ctx, env_.path, io_, res_, cq_},
+                              [this](const std::array<uint8_t, 16>& gid, uint32_t* node) { return node_of(gid, node); }}),
+      path_(std::make_unique<p4::rdma::RdmaPath>([this](uint64_t, const std::string& line) {
+        env_.ctx.event(env_.path, "log").str("level", "warning").str("msg", "rocm-ernic: " + line);
+      })),
+      responder_(RdmaResponder::Ports{{env_.ctx, env_.path, io_, res_, cq_},
+                                      [this](unsigned dst, const char* kind, std::vector<uint8_t> msg) {
+                                        send(dst, kind, std::move(msg));
+                                      }}),
+      requester_(RdmaRequester::Ports{{env_.ctx, env_.path, io_, res_, cq_}, *path_, responder_,
+                                      [this](const RdmaQp& qp) { return remote(qp); },
+                                      [this](unsigned dst, const char* kind, std::vector<uint8_t> msg) {
+                                        send(dst, kind, std::move(msg));
+                                      }}) {}
 
 RdmaEngine::~RdmaEngine() = default;
 
@@ -46,15 +54,15 @@ bool RdmaEngine::set_fp8_impl(const std::string& impl, std::string* error) {
   if (!fp8_) return false;
   path_->set_fp8_backend(fp8_.get());
   // The RTL unit takes simulated time, which a decision can wait for only on a thread.
-  decide_on_thread_ = impl == rtl::kFp8ImplRtl;
-  if (decide_on_thread_) {
+  if (impl == rtl::kFp8ImplRtl) {
+    requester_.decide_on_thread();
     sc_core::sc_spawn_options thread;
     thread.dont_initialize();
-    thread.set_sensitivity(&decision_ready_);
+    thread.set_sensitivity(&requester_.decision_ready());
     // A decision runs the P4 program and the RTL unit's transaction on this stack: 1 MiB rather
     // than SystemC's default, with room for a sanitizer build's larger frames.
     thread.set_stack_size(1 << 20);
-    sc_core::sc_spawn([this] { decision_thread(); }, (env_.path + "_decisions").c_str(), &thread);
+    sc_core::sc_spawn([this] { requester_.decision_thread(); }, (env_.path + "_decisions").c_str(), &thread);
   }
   return true;
 }
@@ -62,7 +70,11 @@ bool RdmaEngine::set_fp8_impl(const std::string& impl, std::string* error) {
 void RdmaEngine::flush_log() { path_->flush_log(env_.ctx.local_ps()); }
 
 RdmaEngine::Counters RdmaEngine::counters() const {
-  Counters c = counters_;
+  Counters c;
+  const RdmaRequester::Counters& r = requester_.counters();
+  c.wqes = r.wqes;
+  c.denied = r.denied;
+  c.bytes_moved = r.bytes_moved + responder_.bytes_moved();
   c.cqes = cq_.cqes();
   c.eqes = cq_.eqes();
   c.admin_cmds = admin_.commands();
@@ -79,8 +91,7 @@ Comp RdmaEngine::devcmd(const uint8_t* cmd) {
       cq_.clear();
       admin_.clear();
       res_.clear();
-      pending_.clear();
-      trace_pending = 0;
+      requester_.clear();
       break;
     case IONIC_CMD_RDMA_CREATE_EQ:
       refused = cq_.create_eq(c);
@@ -113,28 +124,38 @@ bool RdmaEngine::node_of(const std::array<uint8_t, 16>& gid, uint32_t* node) con
   return false;
 }
 
+bool RdmaEngine::remote(const RdmaQp& qp) const {
+  return mesh && qp.dest_valid && qp.dest_node != UINT32_MAX && qp.dest_node != node;
+}
+
+void RdmaEngine::send(unsigned dst, const char* kind, std::vector<uint8_t> msg) {
+  mesh->send(node, dst, kind, std::move(msg), env_.device.dma().local_offset());
+}
+
+void RdmaEngine::mesh_arrived(unsigned src, std::vector<uint8_t> msg) {
+  WireHdr h;
+  std::string why;
+  if (!decode_wire(msg.data(), msg.size(), &h, &why)) {
+    env_.ctx.event(env_.path, "rdma_mesh_dropped").str("reason", why);
+    return;
+  }
+  auto payload = std::make_shared<std::vector<uint8_t>>(msg.begin() + IONIC_WIRE_HDR_BYTES, msg.end());
+  if (h.op == IONIC_WIRE_ACK || h.op == IONIC_WIRE_READ_RESP || h.op == IONIC_WIRE_ATOMIC_RESP)
+    return requester_.answer(h, *payload);
+  responder_.request(src, h, std::move(payload));
+}
+
 void RdmaEngine::doorbell(const Doorbell& db) {
   switch (db.qtype) {
     case IONIC_RDMA_QTYPE_AQ:
       if (admin_.doorbell(db.qid, db.p_index)) return;
       break;
-    case IONIC_RDMA_QTYPE_SQ: {
-      auto it = res_.qps.find(db.qid);
-      if (it == res_.qps.end()) break;
-      it->second.sq_target = db.p_index % it->second.sq_depth;
-      if (!it->second.busy) {
-        it->second.busy = true;
-        sq_next(db.qid);
-      }
-      return;
-    }
-    case IONIC_RDMA_QTYPE_RQ: {
-      auto it = res_.qps.find(db.qid);
-      if (it == res_.qps.end()) break;
-      Qp& qp = it->second;
-      qp.rq_prod += uint16_t(db.p_index - uint16_t(qp.rq_prod));
-      return retry_waiting(db.qid);
-    }
+    case IONIC_RDMA_QTYPE_SQ:
+      if (requester_.ring_sq(db.qid, db.p_index)) return;
+      break;
+    case IONIC_RDMA_QTYPE_RQ:
+      if (responder_.ring_rq(db.qid, db.p_index)) return;
+      break;
     case IONIC_RDMA_QTYPE_CQ:
       if (cq_.doorbell(db.qid, db.ring, db.p_index)) return;
       break;

@@ -1,6 +1,6 @@
-// The RDMA engine's private types, shared by the files that implement it (rdma_datapath.cpp,
-// rdma_remote.cpp): a work request in execution, a peer's request held for its QP, a request
-// awaiting its peer's answer.
+// The RDMA requester's and responder's private types, shared by the files that implement them
+// (rdma_datapath.cpp, rdma_remote.cpp, rdma_responder.cpp): a work request in execution, a
+// peer's request held for its QP, a request awaiting its peer's answer.
 #pragma once
 
 #include <cstdint>
@@ -8,13 +8,13 @@
 #include <memory>
 #include <vector>
 
-#include "ionic/rdma_engine.h"
+#include "ionic/rdma_requester.h"
 #include "ionic/rdma_wire.h"
 
 namespace dpusim::ionic {
 
 // A work request being executed, with what its stages found.
-struct RdmaEngine::Work {
+struct RdmaRequester::Work {
   uint32_t qid = 0;
   uint64_t gen = 0;                             // the QP's creation (live_qp)
   Wqe wqe;
@@ -36,7 +36,7 @@ struct RdmaInbound {
 };
 
 // A request sent to a peer, waiting for its ACK or response.
-struct RdmaEngine::Pending {
+struct RdmaRequester::Pending {
   uint32_t req_id = 0;
   uint32_t qp = 0;
   uint64_t gen = 0;  // the QP's creation

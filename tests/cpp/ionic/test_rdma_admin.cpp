@@ -11,7 +11,7 @@
 #include <string>
 #include <vector>
 
-#include "../support/event_record.h"
+#include "fake_device_io.h"
 #include "ionic/rdma_admin.h"
 
 namespace dpusim::ionic {
@@ -19,57 +19,12 @@ namespace {
 
 constexpr uint64_t kBase = 0x100000;
 
-// Guest memory [kBase, kBase + 64 KiB); reads answer at once, delays wait in order.
-class FakeDevice final : public DeviceIo {
- public:
-  std::vector<uint8_t> mem = std::vector<uint8_t>(0x10000, 0);
-  std::vector<std::string> trace;  // "write 0x..+n", "irq n", in order
-  std::deque<std::function<void()>> later;
-
-  uint8_t* at(uint64_t addr) { return &mem[addr - kBase]; }
-  void gather(std::vector<BusRun> runs, GatherDone done) override {
-    std::vector<uint8_t> bytes;
-    for (const BusRun& r : runs) {
-      if (r.addr < kBase || r.addr + r.len > kBase + mem.size()) return done({}, false);
-      bytes.insert(bytes.end(), at(r.addr), at(r.addr) + r.len);
-    }
-    done(std::move(bytes), true);
-  }
-  void write(uint64_t addr, const uint8_t* bytes, size_t len) override {
-    std::memcpy(at(addr), bytes, len);
-    trace.push_back("write " + std::to_string(addr - kBase) + "+" + std::to_string(len));
-  }
-  void after(sc_core::sc_time, std::function<void()> fn) override { later.push_back(std::move(fn)); }
-  bool ahead() const override { return false; }
-  void at_local_time(std::function<void()> fn) override { fn(); }
-  void run() {
-    while (!later.empty()) {
-      auto fn = std::move(later.front());
-      later.pop_front();
-      fn();
-    }
-  }
-};
-
 // The admin queue's ring at kBase (16 strides), its CQ at kBase + 0x1000 (16 entries), EQ 2 at
 // kBase + 0x2000 on interrupt 7.
 constexpr uint64_t kRing = kBase, kCqRing = kBase + 0x1000, kEq = kBase + 0x2000;
 
-struct Admin : ::testing::Test {
-  pcie::SimContext ctx{1};
-  testing::EventRecord events{ctx.log};
-  FakeDevice dev;
-  RdmaResources res;
-  RdmaCompletions cq{RdmaCompletions::Ports{
-      ctx, "ep0", [this](const std::vector<BusRun>& runs, const uint8_t* b) {
-        for (const BusRun& r : runs) {
-          dev.write(r.addr, b, r.len);
-          b += r.len;
-        }
-      },
-      [this](uint64_t addr, const uint8_t* b, size_t n) { dev.write(addr, b, n); },
-      [this](uint32_t n) { dev.trace.push_back("irq " + std::to_string(n)); }}};
-  RdmaAdmin admin{RdmaAdmin::Ports{ctx, "ep0", dev, res, cq,
+struct Admin : RdmaPartTest<kBase> {
+  RdmaAdmin admin{RdmaAdmin::Ports{{ctx, "ep0", dev, res, cq},
                                    [](const std::array<uint8_t, 16>&, uint32_t* node) {
                                      *node = UINT32_MAX;
                                      return true;
@@ -114,7 +69,7 @@ std::vector<uint8_t> le(uint64_t v, int n) {
 }
 
 TEST_F(Admin, AQueueNeedsAHeldCqAndThereAreAtMostFour) {
-  RdmaAdmin fresh{RdmaAdmin::Ports{ctx, "ep0", dev, res, cq, nullptr}};
+  RdmaAdmin fresh{RdmaAdmin::Ports{{ctx, "ep0", dev, res, cq}, nullptr}};
   EXPECT_STREQ(fresh.create(queue(0, 0, kRing, 4)), "no CREATE_CQ before it");
   for (int i = 1; i < 4; ++i) {
     admin.hold_cq(queue(uint32_t(i), 2, kCqRing, 4));
