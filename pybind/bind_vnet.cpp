@@ -141,12 +141,12 @@ DPUSIM_PYBIND(vnet) {
   m.def("vq_state", [](Platform& p, unsigned ep, unsigned q) {
     VnetInstance& v = vnet(p);
     auto& e = v.endpoint(ep_arg(v, ep));
-    if (q >= e.num_vqs()) throw py::value_error("no VQ " + std::to_string(q));
-    return std::string(dpusim::vnet::vq_state_name(e.vq_state(q)));
+    if (q >= e.vqs().num_vqs()) throw py::value_error("no VQ " + std::to_string(q));
+    return std::string(dpusim::vnet::vq_state_name(e.vqs().vq_state(q)));
   });
   m.def("reset_state", [](Platform& p, unsigned ep) {
     VnetInstance& v = vnet(p);
-    return std::string(dpusim::vnet::reset_status_state_name(v.app().device(ep_arg(v, ep)).reset_status_state));
+    return std::string(dpusim::vnet::reset_status_state_name(v.app().primary().state().devices[ep_arg(v, ep)]->reset_status_state));
   });
   m.def("counters", [](Platform& p, unsigned ep) {
     VnetInstance& v = vnet(p);
@@ -176,7 +176,7 @@ DPUSIM_PYBIND(vnet) {
   m.def("vf_state", [](Platform& p, unsigned ep, unsigned slot) {
     // One SR-IOV VF's firmware state (sriov.h): its slot, its engine's queues and counters.
     VnetInstance& v = vnet(p);
-    dpusim::vnet::Sriov* s = v.app().sriov();
+    dpusim::vnet::Sriov* s = v.app().primary().sriov();
     if (!s) throw py::value_error("the platform has no SR-IOV VFs (topology.options.total-vfs is not set)");
     if (ep_arg(v, ep) >= v.endpoints() || slot >= s->total_vfs())
       throw py::value_error("no VF " + std::to_string(slot) + " on ep" + std::to_string(ep) + " (total-vfs is " +
@@ -199,7 +199,7 @@ DPUSIM_PYBIND(vnet) {
     d["live_datapaths"] = s->live_datapaths(ep);
     if (vf.engine) {
       py::list states;
-      for (unsigned q = 0; q < vf.engine->num_vqs(); ++q) states.append(dpusim::vnet::vq_state_name(vf.engine->vq_state(q)));
+      for (unsigned q = 0; q < vf.engine->vqs().num_vqs(); ++q) states.append(dpusim::vnet::vq_state_name(vf.engine->vqs().vq_state(q)));
       d["vq_states"] = states;
       const auto& c = vf.engine->counters();
       d["tx_frames"] = c.tx_frames;
@@ -213,6 +213,6 @@ DPUSIM_PYBIND(vnet) {
   }, py::arg("platform"), py::arg("ep"), py::arg("slot"));
   m.def("active_qps", [](Platform& p, unsigned ep) {
     VnetInstance& v = vnet(p);
-    return v.app().controller(ep_arg(v, ep)).num_active_qps;
+    return v.app().primary().state().controllers[ep_arg(v, ep)].num_active_qps;
   });
 }
