@@ -18,6 +18,7 @@
 #include "vnet/switch/dsp_msi.h"
 #include "vnet/lu/live_update.h"
 #include "vnet/lu/lu_channel.h"
+#include "vnet/lu/lu_transfer.h"
 #include "vnet/app/pe1.h"
 #include "vnet/app/vnet_timing.h"
 
@@ -39,30 +40,7 @@ void LuActive::notice_signal() {
 void LuActive::save_state() {
   AppState& a = s_.app();
   eps_ = exported_eps();
-  LuExport e;
-  e.state = uint32_t(LuState::PRE_COPY);
-  e.base_mac = a.opt.mac;
-  for (unsigned i : eps_) {
-    const VirtioPciDevice& dev = *a.devices[i];
-    const Controller& c = a.controllers[i];
-    ++e.populated_slots;
-    e.presence_bitmap |= 1u << i;
-    LuDeviceRecord d;
-    d.vhca_id = lu_vhca_id(i);
-    d.mac = dev.mac();
-    d.mtu = uint16_t(a.opt.mtu);
-    d.features = dev.negotiated_features();
-    d.max_qps = uint16_t(dev.max_queue_pairs());
-    d.active_qps = uint16_t(c.num_active_qps);
-    d.queue_size = dev.configured_queue_size();
-    d.mq = c.mq_negotiated;
-    for (unsigned q = 0; q < dev.num_queues(); ++q) {
-      const VqShadow& s = dev.shadow(q);
-      d.vqs.push_back(LuVqRecord{uint16_t(q), s.size, s.msix, s.enable != 0, s.desc, s.driver, s.device});
-    }
-    d.blob = lu_engine_blob_write(LuEngineBlob{d.vhca_id, d.mtu, dev.num_queues(), d.mac, d.features});
-    e.devices.push_back(std::move(d));
-  }
+  const LuExport e = lu_capture(a.opt, a, eps_, uint32_t(LuState::PRE_COPY));
   const std::vector<uint8_t> bytes = lu_export_write(e);
   // The engines' exports (a firmware command each), then the copy into the segment.
   for (size_t k = 0; k < eps_.size(); ++k) thread_.then(a.cost(timing::lu_engine_export_ps), [] {});

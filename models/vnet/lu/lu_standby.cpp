@@ -19,6 +19,7 @@
 #include "vnet/switch/dsp_msi.h"
 #include "vnet/lu/live_update.h"
 #include "vnet/lu/lu_channel.h"
+#include "vnet/lu/lu_transfer.h"
 #include "vnet/app/pe1.h"
 #include "vnet/switch/slots.h"
 #include "vnet/app/vnet_timing.h"
@@ -171,21 +172,8 @@ void LuStandby::replay(unsigned k) {
     return fail(nullptr);
   }
   const LuDeviceRecord& r = export_.devices[k];
-  VirtioPciDevice& dev = *a.devices[i];
-  Controller& c = a.controllers[i];
-  // Status forced to ACK|DRIVER|FEATURES_OK|DRIVER_OK, what the driver wrote.
-  dev.set_status(0x0F);
-  dev.prev_status = 0x0F;
-  a.note_status(i);
-  std::vector<VqShadow> shadows(dev.num_queues());
-  for (const LuVqRecord& v : r.vqs) {
-    if (v.number >= shadows.size()) continue;
-    shadows[v.number] = VqShadow{v.size, v.msix, uint16_t(v.enabled ? 1 : 0), v.number, v.desc, v.driver, v.device};
-  }
-  dev.restore_for_lu(r.features, shadows);
-  c.mq_negotiated = r.mq;
-  c.max_queue_pairs = r.mq ? r.max_qps : 1;
-  c.num_active_qps = r.active_qps;
+  const VirtioPciDevice& dev = *a.devices[i];
+  const std::vector<VqShadow> shadows = lu_restore(r, a, i);
   // The engine prepared: started, VQs created, IO context, the active VQs set and started.
   StagedEngine& s = staged_[k];
   const unsigned n = dev.num_queues(), cvq = 2 * dev.max_queue_pairs();

@@ -76,7 +76,6 @@ class VirtioPciDevice {
   // Copies the selected queue's live registers into its shadow (DRIVER_OK does).
   void save_selected_queue();
 
-  uint64_t device_features() const { return device_features_; }
   uint64_t negotiated_features() const { return negotiated_; }
   // FEATURES_OK: the negotiated value as the application computes it from the latched halves.
   void latch_negotiated() { negotiated_ = uint64_t(driver_half_[1]) << 32 | driver_half_[0]; }
