@@ -60,15 +60,8 @@ py::dict export_dict(const dpusim::vnet::LuExport& e, size_t bytes) {
   return d;
 }
 
-}  // namespace
-
-DPUSIM_PYBIND(vnet) {
-  m.def("command", [](Platform& p, const std::string& line) {
-    dpusim::vnet::AppProcess& proc = vnet(p).app().primary();
-    const uint64_t id = proc.command(line);
-    return py::make_tuple(id, proc.log().thread_path(dpusim::vnet::kMainThread));
-  }, "A line on the stdin of the process serving the host: plug <i>, unplug <i>, speed <i> <mbps>. Returns the "
-     "command's id and the path of its outcome, the event \"command\" with that id.");
+// The live update: standbys, signals, fault points, the processes and the SHM segment.
+void bind_vnet_live_update(py::module_& m) {
   m.def("start_standby", [](Platform& p, const std::string& options_json) {
     dpusim::vnet::VnetOptions o;
     try {
@@ -119,6 +112,19 @@ DPUSIM_PYBIND(vnet) {
     }
     return out;
   });
+  m.def("lu_shm", [](Platform& p) -> py::object {
+    const auto& shm = vnet(p).app().lu().shm;
+    if (!shm) return py::none();
+    dpusim::vnet::LuExport e;
+    std::string error;
+    if (!dpusim::vnet::lu_export_read(*shm, e, &error)) throw py::value_error(error);
+    return export_dict(e, shm->size());
+  }, "The live update's SHM segment /vnet_live_update as the standby reads it, or None.");
+}
+
+// Read-only views for tests: the frame ledger, ACG credits, a VQ's state, the reset hold, the
+// datapath counters, a VF's firmware state, the active queue pairs.
+void bind_vnet_views(py::module_& m) {
   m.def("frames", [](Platform& p) {
     const auto& c = p.ctx().checker;
     py::dict d, drops;
@@ -129,24 +135,16 @@ DPUSIM_PYBIND(vnet) {
     d["in_flight"] = p.family()->frames_in_flight();
     return d;
   }, "The frame ledger so far: frames put on wires, received by endpoints, dropped by reason, in flight.");
-  m.def("lu_shm", [](Platform& p) -> py::object {
-    const auto& shm = vnet(p).app().lu().shm;
-    if (!shm) return py::none();
-    dpusim::vnet::LuExport e;
-    std::string error;
-    if (!dpusim::vnet::lu_export_read(*shm, e, &error)) throw py::value_error(error);
-    return export_dict(e, shm->size());
-  }, "The live update's SHM segment /vnet_live_update as the standby reads it, or None.");
   m.def("acg_credits", [](Platform& p) { return vnet(p).app().acg_credits(); });
   m.def("vq_state", [](Platform& p, unsigned ep, unsigned q) {
     VnetInstance& v = vnet(p);
     auto& e = v.endpoint(ep_arg(v, ep));
-    if (q >= e.num_vqs()) throw py::value_error("no VQ " + std::to_string(q));
-    return std::string(dpusim::vnet::vq_state_name(e.vq_state(q)));
+    if (q >= e.vqs().num_vqs()) throw py::value_error("no VQ " + std::to_string(q));
+    return std::string(dpusim::vnet::vq_state_name(e.vqs().vq_state(q)));
   });
   m.def("reset_state", [](Platform& p, unsigned ep) {
     VnetInstance& v = vnet(p);
-    return std::string(dpusim::vnet::reset_status_state_name(v.app().device(ep_arg(v, ep)).reset_status_state));
+    return std::string(dpusim::vnet::reset_status_state_name(v.app().primary().state().devices[ep_arg(v, ep)]->reset_status_state));
   });
   m.def("counters", [](Platform& p, unsigned ep) {
     VnetInstance& v = vnet(p);
@@ -162,21 +160,10 @@ DPUSIM_PYBIND(vnet) {
     d["kicks_ignored"] = c.kicks_ignored;
     return d;
   });
-  m.def("submit_work", [](Platform& p, const std::string& type, int ep, uint32_t arg, uint32_t arg2) {
-    VnetInstance& v = vnet(p);
-    for (unsigned t = 0; t < dpusim::vnet::kWorkTypes; ++t) {
-      const auto wt = static_cast<dpusim::vnet::WorkType>(t);
-      if (type == dpusim::vnet::work_type_name(wt)) {
-        if (ep >= int(v.endpoints())) throw py::value_error("no endpoint " + std::to_string(ep));
-        return v.app().submit_work(wt, ep, arg, arg2);
-      }
-    }
-    throw py::value_error("unknown work type '" + type + "'");
-  }, py::arg("platform"), py::arg("type"), py::arg("ep") = -1, py::arg("arg") = 0, py::arg("arg2") = 0);
   m.def("vf_state", [](Platform& p, unsigned ep, unsigned slot) {
     // One SR-IOV VF's firmware state (sriov.h): its slot, its engine's queues and counters.
     VnetInstance& v = vnet(p);
-    dpusim::vnet::Sriov* s = v.app().sriov();
+    dpusim::vnet::Sriov* s = v.app().primary().sriov();
     if (!s) throw py::value_error("the platform has no SR-IOV VFs (topology.options.total-vfs is not set)");
     if (ep_arg(v, ep) >= v.endpoints() || slot >= s->total_vfs())
       throw py::value_error("no VF " + std::to_string(slot) + " on ep" + std::to_string(ep) + " (total-vfs is " +
@@ -199,7 +186,7 @@ DPUSIM_PYBIND(vnet) {
     d["live_datapaths"] = s->live_datapaths(ep);
     if (vf.engine) {
       py::list states;
-      for (unsigned q = 0; q < vf.engine->num_vqs(); ++q) states.append(dpusim::vnet::vq_state_name(vf.engine->vq_state(q)));
+      for (unsigned q = 0; q < vf.engine->vqs().num_vqs(); ++q) states.append(dpusim::vnet::vq_state_name(vf.engine->vqs().vq_state(q)));
       d["vq_states"] = states;
       const auto& c = vf.engine->counters();
       d["tx_frames"] = c.tx_frames;
@@ -213,6 +200,30 @@ DPUSIM_PYBIND(vnet) {
   }, py::arg("platform"), py::arg("ep"), py::arg("slot"));
   m.def("active_qps", [](Platform& p, unsigned ep) {
     VnetInstance& v = vnet(p);
-    return v.app().controller(ep_arg(v, ep)).num_active_qps;
+    return v.app().primary().state().controllers[ep_arg(v, ep)].num_active_qps;
   });
+}
+
+}  // namespace
+
+DPUSIM_PYBIND(vnet) {
+  m.def("command", [](Platform& p, const std::string& line) {
+    dpusim::vnet::AppProcess& proc = vnet(p).app().primary();
+    const uint64_t id = proc.command(line);
+    return py::make_tuple(id, proc.log().thread_path(dpusim::vnet::kMainThread));
+  }, "A line on the stdin of the process serving the host: plug <i>, unplug <i>, speed <i> <mbps>. Returns the "
+     "command's id and the path of its outcome, the event \"command\" with that id.");
+  m.def("submit_work", [](Platform& p, const std::string& type, int ep, uint32_t arg, uint32_t arg2) {
+    VnetInstance& v = vnet(p);
+    for (unsigned t = 0; t < dpusim::vnet::kWorkTypes; ++t) {
+      const auto wt = static_cast<dpusim::vnet::WorkType>(t);
+      if (type == dpusim::vnet::work_type_name(wt)) {
+        if (ep >= int(v.endpoints())) throw py::value_error("no endpoint " + std::to_string(ep));
+        return v.app().submit_work(wt, ep, arg, arg2);
+      }
+    }
+    throw py::value_error("unknown work type '" + type + "'");
+  }, py::arg("platform"), py::arg("type"), py::arg("ep") = -1, py::arg("arg") = 0, py::arg("arg2") = 0);
+  bind_vnet_live_update(m);
+  bind_vnet_views(m);
 }

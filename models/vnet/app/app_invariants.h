@@ -19,7 +19,7 @@ namespace dpusim::vnet {
 
 class AppInvariants {
  public:
-  explicit AppInvariants(AppState& app) : app_(app), liveness_(app.ctx.checker, app.later) {}
+  AppInvariants(AppEnv& env, AppDevices& devs) : env_(env), devs_(devs), liveness_(env.ctx.checker, env.later) {}
 
   // VQ q of endpoint i was just enabled.
   void check_vq_enabled(unsigned i, unsigned q);
@@ -29,7 +29,8 @@ class AppInvariants {
   void stop() { liveness_.stop(); }
 
  private:
-  AppState& app_;
+  AppEnv& env_;
+  AppDevices& devs_;
   pcie::LivenessWatch liveness_;
 };
 

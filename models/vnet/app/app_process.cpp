@@ -33,11 +33,16 @@ void AppProcess::log_banner(AppLog& log, const VnetOptions& o) {
 
 void AppProcess::build(const VnetOptions& options, bool channel_setup) {
   app_ = std::make_unique<AppState>(shared_.ctx, options, shared_.path, shared_.later, pid_);
-  invariants_ = std::make_unique<AppInvariants>(*app_);
+  // Each component takes the parts of the state it uses (app_state.h).
+  AppEnv& env = *app_;
+  AppPorts& ports = *app_;
+  AppDevices& devs = *app_;
+  AppWork& work = *app_;
+  invariants_ = std::make_unique<AppInvariants>(env, devs);
   const unsigned n = unsigned(app_->opt.num_ep);
   AppLog& log = app_->log;
-  status_ = std::make_unique<StatusMachine>(*app_, *invariants_);
-  msi_ = std::make_unique<DspMsi>(*app_, acg_, shared_.send_up);
+  status_ = std::make_unique<StatusMachine>(env, devs, work, *invariants_);
+  msi_ = std::make_unique<DspMsi>(env, ports, acg_, shared_.send_up);
   // vnet_pci_dev_start: the channel takes ACG in hotplug mode only; init_acg_queue either way.
   if (channel_setup) {
     if (!app_->opt.static_mode()) log.info(kMainThread, "ACG enabled for MSI interrupts");
@@ -69,16 +74,16 @@ void AppProcess::build(const VnetOptions& options, bool channel_setup) {
   for (unsigned i = 0; i < n; ++i) app_->note_status(i);
 
   if (app_->opt.sriov()) {
-    sriov_ = std::make_unique<Sriov>(*app_);
+    sriov_ = std::make_unique<Sriov>(env, devs, work);
     app_->sriov = sriov_.get();
   }
-  pe1_ = std::make_unique<Pe1>(*app_, *status_, shared_.send_up);
-  cleanup_ = std::make_unique<Cleanup>(*app_, *status_);
-  slots_ = std::make_unique<Slots>(*app_, *msi_, *cleanup_);
-  mq_ = std::make_unique<MqStart>(*app_);
-  cvq_ = std::make_unique<CvqHandler>(*app_, *mq_);
-  items_ = std::make_unique<WorkItems>(*app_, *cleanup_, *cvq_, *mq_, *slots_);
-  console_ = std::make_unique<Console>(*app_);
+  pe1_ = std::make_unique<Pe1>(env, ports, devs, *status_, shared_.send_up);
+  cleanup_ = std::make_unique<Cleanup>(env, devs, work, *status_);
+  slots_ = std::make_unique<Slots>(env, ports, devs, work, *msi_, *cleanup_);
+  mq_ = std::make_unique<MqStart>(env, devs, work);
+  cvq_ = std::make_unique<CvqHandler>(env, devs, work, *mq_);
+  items_ = std::make_unique<WorkItems>(env, devs, work, *cleanup_, *cvq_, *mq_, *slots_);
+  console_ = std::make_unique<Console>(env, devs, work);
   pe1_->after_service = [this] { slots_->refresh_traces(); };
   slots_->refresh_traces();
 

@@ -1,10 +1,11 @@
 // CONTROLLER_CLEANUP (DOCA vnet_pci_dev's controller cleanup, also the full teardown of a
 // destroy and of shutdown when `destroy_engine`): wait for the controller's MQ-start threads,
-// stop stats collection and wait for its drain (Step 0), destroy the counters (0a), the stats
-// list (0b) and, on full teardown, the config MSI-X (0c), then Steps 1-6 (disable VQs, disable the engine, stop VQs,
-// the IO context, destroy VQs, stop the engine, destroy it), each operation's cost from the
-// timing profile; afterwards the reset hold's release is queued and a deferred FEATURES_OK
-// initialisation runs.
+// stop stats collection and wait for its drain, destroy the counters, the stats list and, on
+// full teardown, the config MSI-X, then disable the VQs, disable the engine, stop the VQs and
+// the IO context, destroy the VQs, stop the engine and destroy it, each operation with its
+// cost from the timing profile and its log line ("Cleanup Step 0a: ..." to "Cleanup Step 6:
+// ...", the application's wording); afterwards the reset hold's release is queued and a
+// deferred FEATURES_OK initialisation runs.
 #pragma once
 
 #include "tlm/activity.h"
@@ -16,7 +17,8 @@ class StatusMachine;
 
 class Cleanup {
  public:
-  Cleanup(AppState& app, StatusMachine& status) : app_(app), status_(status) {}
+  Cleanup(AppEnv& env, AppDevices& devs, AppWork& work, StatusMachine& status)
+      : env_(env), devs_(devs), work_(work), status_(status) {}
 
   // Adds the cleanup's steps to `thread` (the worker, or the main thread at shutdown), whose
   // log lines carry `thread_name`.
@@ -26,7 +28,9 @@ class Cleanup {
   void finished(unsigned i, const char* thread);
   void deferred_init(unsigned i, const char* thread);
 
-  AppState& app_;
+  AppEnv& env_;
+  AppDevices& devs_;
+  AppWork& work_;
   StatusMachine& status_;
 };
 

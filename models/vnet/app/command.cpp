@@ -6,8 +6,8 @@
 
 namespace dpusim::vnet {
 
-Console::Console(AppState& app) : app_(app) {
-  app_.log.tap = [this](std::string_view thread, const char* level, const char* msg) {
+Console::Console(AppEnv& env, AppDevices& devs, AppWork& work) : env_(env), devs_(devs), work_(work) {
+  env_.log.tap = [this](std::string_view thread, const char* level, const char* msg) {
     Command* c = thread == kMainThread ? main_capture_ : thread == kWorkerThread ? worker_capture_ : nullptr;
     if (c) c->lines.push_back(Command::Line{std::string(thread), level, msg});
   };
@@ -17,7 +17,7 @@ uint64_t Console::command(const std::string& text) {
   Command cmd;
   cmd.id = next_++;
   cmd.line = text;
-  if (app_.shutting_down) {  // the shutdown wait keeps the loop running but ignores stdin
+  if (env_.shutting_down) {  // the shutdown wait keeps the loop running but ignores stdin
     finish(cmd, "IGNORED");
     return cmd.id;
   }
@@ -33,59 +33,59 @@ uint64_t Console::command(const std::string& text) {
   if (start == std::string::npos) {
     outcome = "IGNORED";  // an empty line is silently ignored
   } else if (std::sscanf(s, "%31s %u %d", word, &idx, &speed) == 3 && std::string(word) == "speed") {
-    if (idx >= app_.num_ep()) {
-      app_.log.error(kMainThread, "EP index %u out of range (max: %u)", idx, app_.num_ep() - 1);
+    if (idx >= devs_.num_ep()) {
+      env_.log.error(kMainThread, "EP index %u out of range (max: %u)", idx, devs_.num_ep() - 1);
       outcome = "REJECTED";
     } else if (speed <= 0) {
-      app_.log.error(kMainThread, "Speed value must be greater than 0 Mbps");
+      env_.log.error(kMainThread, "Speed value must be greater than 0 Mbps");
       outcome = "REJECTED";
     } else {
-      app_.log.info(kMainThread, "Speed change EP[%u] to %u Mbps (queuing to worker)", idx, unsigned(speed));
-      if (!app_.controllers[idx].device_present) {
-        app_.log.debug(kMainThread, "%s work dropped - no active VirtIO device", "Speed change");
+      env_.log.info(kMainThread, "Speed change EP[%u] to %u Mbps (queuing to worker)", idx, unsigned(speed));
+      if (!devs_.controllers[idx].device_present) {
+        env_.log.debug(kMainThread, "%s work dropped - no active VirtIO device", "Speed change");
         outcome = "DROPPED";
       } else {
         WorkItem it;
         it.type = WorkType::SPEED_CHANGE;
         it.device = int(idx);
-        it.generation = app_.devices[idx]->reset_generation;
+        it.generation = devs_.devices[idx]->reset_generation;
         it.arg = uint32_t(speed);
-        if (!app_.wq.submit(it, &item)) {
-          if (!app_.wq.shut_down()) app_.log.error(kMainThread, "Failed to alloc work item for speed change");
+        if (!work_.wq.submit(it, &item)) {
+          if (!work_.wq.shut_down()) env_.log.error(kMainThread, "Failed to alloc work item for speed change");
           outcome = "DROPPED";
         } else {
-          app_.log.info(kMainThread, "Speed change to %u Mbps queued (async)", unsigned(speed));
+          env_.log.info(kMainThread, "Speed change to %u Mbps queued (async)", unsigned(speed));
         }
       }
     }
-  } else if (std::sscanf(s, "%31s %u", word, &idx) == 2 && idx >= app_.num_ep()) {
-    app_.log.error(kMainThread, "EP index %u out of range (max: %u)", idx, app_.num_ep() - 1);
+  } else if (std::sscanf(s, "%31s %u", word, &idx) == 2 && idx >= devs_.num_ep()) {
+    env_.log.error(kMainThread, "EP index %u out of range (max: %u)", idx, devs_.num_ep() - 1);
     outcome = "REJECTED";
   } else if (std::sscanf(s, "%31s %u", word, &idx) == 2 && (std::string(word) == "plug" || std::string(word) == "unplug")) {
     const bool plug = std::string(word) == "plug";
-    const std::string sriov_refusal = !plug && app_.sriov ? app_.sriov->unplug_refusal(idx) : std::string();
-    if (app_.opt.static_mode()) {
-      app_.log.error(kMainThread, "Hotplug commands require --hotplug mode");
+    const std::string sriov_refusal = !plug && devs_.sriov ? devs_.sriov->unplug_refusal(idx) : std::string();
+    if (env_.opt.static_mode()) {
+      env_.log.error(kMainThread, "Hotplug commands require --hotplug mode");
       outcome = "REJECTED";
     } else if (!sriov_refusal.empty()) {
-      app_.log.error(kMainThread, "%s", sriov_refusal.c_str());
+      env_.log.error(kMainThread, "%s", sriov_refusal.c_str());
       outcome = "REJECTED";
     } else {
-      app_.log.info(kMainThread, "%s on DSP[%u] (queuing to worker thread)", plug ? "PLUG" : "UNPLUG", idx);
+      env_.log.info(kMainThread, "%s on DSP[%u] (queuing to worker thread)", plug ? "PLUG" : "UNPLUG", idx);
       WorkItem it;
       it.type = WorkType::HOTPLUG_EVENT;
       it.arg = idx;
       it.arg2 = plug ? 1 : 0;
-      if (!app_.wq.submit(it, &item)) {
-        if (!app_.wq.shut_down()) app_.log.error(kMainThread, "Failed to alloc work item for hotplug event DSP[%u]", idx);
+      if (!work_.wq.submit(it, &item)) {
+        if (!work_.wq.shut_down()) env_.log.error(kMainThread, "Failed to alloc work item for hotplug event DSP[%u]", idx);
         outcome = "DROPPED";
       } else {
-        app_.log.info(kMainThread, "Hotplug event queued: DSP[%u] %s (async - main thread stays on PE progress)", idx,
+        env_.log.info(kMainThread, "Hotplug event queued: DSP[%u] %s (async - main thread stays on PE progress)", idx,
                   word);
       }
     }
   } else {
-    app_.log.error(kMainThread, "Unknown command. Usage: plug <idx> | unplug <idx> | speed <idx> <mbps>");
+    env_.log.error(kMainThread, "Unknown command. Usage: plug <idx> | unplug <idx> | speed <idx> <mbps>");
     outcome = "REJECTED";
   }
   main_capture_ = nullptr;
@@ -96,7 +96,7 @@ uint64_t Console::command(const std::string& text) {
 }
 
 void Console::item_started(const WorkItem& it) {
-  app_.item_result = nullptr;
+  work_.item_result = nullptr;
   auto found = by_item_.find(it.id);
   if (found == by_item_.end()) return;
   running_ = std::move(found->second);
@@ -113,7 +113,7 @@ void Console::item_done(const WorkItem& it, bool skipped) {
   }
   if (!worker_capture_) return;
   worker_capture_ = nullptr;
-  std::string outcome = app_.item_result ? app_.item_result : "OK";
+  std::string outcome = work_.item_result ? work_.item_result : "OK";
   if (outcome.rfind("DOCA_ERROR_", 0) == 0) outcome = outcome.substr(11);
   finish(running_, outcome.c_str());
 }
@@ -132,8 +132,8 @@ void Console::finish(const Command& c, const char* outcome) {
   }
   lines += "]";
   // Never inside command() itself: the caller learns the id first, then awaits the event.
-  app_.later.at(sc_core::SC_ZERO_TIME, [this, id = c.id, line = c.line, out = std::string(outcome), lines] {
-    app_.ctx.event(app_.log.thread_path(kMainThread), "command").u64("id", id).str("line", line).str("outcome", out).json("lines", lines);
+  env_.later.at(sc_core::SC_ZERO_TIME, [this, id = c.id, line = c.line, out = std::string(outcome), lines] {
+    env_.ctx.event(env_.log.thread_path(kMainThread), "command").u64("id", id).str("line", line).str("outcome", out).json("lines", lines);
   });
 }
 

@@ -21,7 +21,7 @@ namespace dpusim::vnet {
 class Console {
  public:
   // Taps the application's log (the lines a command produced are its own).
-  explicit Console(AppState& app);
+  Console(AppEnv& env, AppDevices& devs, AppWork& work);
 
   // A line on stdin; returns the command's number (its outcome comes later as an event).
   uint64_t command(const std::string& line);
@@ -40,7 +40,9 @@ class Console {
   };
   void finish(const Command& c, const char* outcome);
 
-  AppState& app_;
+  AppEnv& env_;
+  AppDevices& devs_;
+  AppWork& work_;
   uint64_t next_ = 1;
   std::map<uint64_t, Command> by_item_;  // commands whose item has not run yet
   Command* worker_capture_ = nullptr;

@@ -9,13 +9,13 @@ namespace dpusim::vnet {
 using namespace dpusim::virtio;
 
 void CvqHandler::ctrl_req_arrived(unsigned i, CtrlReq req) {
-  app_.controllers[i].pe2.push_back(std::move(req));
-  app_.wq.pe_activity();
+  devs_.controllers[i].pe2.push_back(std::move(req));
+  work_.wq.pe_activity();
 }
 
 void CvqHandler::progress_pes(pcie::Activity& w) {
-  for (unsigned i = 0; i < app_.num_ep(); ++i) {
-    Controller& c = app_.controllers[i];
+  for (unsigned i = 0; i < devs_.num_ep(); ++i) {
+    Controller& c = devs_.controllers[i];
     while (!c.pe2.empty()) {
       CtrlReq req = std::move(c.pe2.front());
       c.pe2.pop_front();
@@ -25,72 +25,72 @@ void CvqHandler::progress_pes(pcie::Activity& w) {
 }
 
 void CvqHandler::handle(unsigned i, CtrlReq req, pcie::Activity& w) {
-  Controller& c = app_.controllers[i];
-  app_.log.info(kWorkerThread, "ctrl_req received: cls=%u, cmd=%u, controller=%s", unsigned(req.cls), unsigned(req.cmd),
+  Controller& c = devs_.controllers[i];
+  env_.log.info(kWorkerThread, "ctrl_req received: cls=%u, cmd=%u, controller=%s", unsigned(req.cls), unsigned(req.cmd),
             object_id("controller", i).c_str());
   // One-time delay before the first request of a controller whose data QPs are deferred,
   // so that enumeration of the other static endpoints settles first.
   if (c.initial_data_qps_deferred && !c.first_ctrl_req_delay_done) {
     c.first_ctrl_req_delay_done = true;
-    w.then(app_.cost(vnet::timing::ctrl_req_delay_ps), [] {});
+    w.then(env_.cost(vnet::timing::ctrl_req_delay_ps), [] {});
   }
   w.then([this, i, req, &w] {
     uint8_t status = VIRTIO_NET_ERR;
     switch (VirtioFunction::ctrl_kind(req)) {
       case VirtioFunction::CtrlKind::BACKEND: {
         const char* cls = req.cls == VIRTIO_NET_CTRL_RX ? "RX" : req.cls == VIRTIO_NET_CTRL_MAC ? "MAC" : "VLAN";
-        app_.log.info(kWorkerThread, "%s ctrl cmd: %u (handled by backend)", cls, unsigned(req.cmd));
+        env_.log.info(kWorkerThread, "%s ctrl cmd: %u (handled by backend)", cls, unsigned(req.cmd));
         status = VIRTIO_NET_OK;
         break;
       }
       case VirtioFunction::CtrlKind::MQ_VQ_PAIRS_SET:
         return void(vq_pairs_set(i, req, w));
       case VirtioFunction::CtrlKind::UNSUPPORTED_MQ:
-        app_.log.warn(kWorkerThread, "Unsupported MQ cmd: %u", unsigned(req.cmd));
+        env_.log.warn(kWorkerThread, "Unsupported MQ cmd: %u", unsigned(req.cmd));
         break;
       case VirtioFunction::CtrlKind::UNSUPPORTED_CLASS:
-        app_.log.warn(kWorkerThread, "Unsupported ctrl class: %u", unsigned(req.cls));
+        env_.log.warn(kWorkerThread, "Unsupported ctrl class: %u", unsigned(req.cls));
     }
-    if (Controller& c = app_.controllers[i]; c.engine) c.engine->ctrl_req_complete(req.head, status);
+    if (Controller& c = devs_.controllers[i]; c.engine) c.engine->ctrl_req_complete(req.head, status);
   });
 }
 
 uint8_t CvqHandler::vq_pairs_set(unsigned i, const CtrlReq& req, pcie::Activity& w) {
-  Controller& c = app_.controllers[i];
-  auto reply = [this, i, head = req.head](uint8_t status) { app_.controllers[i].engine->ctrl_req_complete(head, status); };
+  Controller& c = devs_.controllers[i];
+  auto reply = [this, i, head = req.head](uint8_t status) { devs_.controllers[i].engine->ctrl_req_complete(head, status); };
   const std::optional<unsigned> pairs = VirtioFunction::vq_pairs(req);
   if (!pairs) {
-    app_.log.error(kWorkerThread, "MQ_VQ_PAIRS_SET: data too short (%u bytes)", unsigned(req.data.size()));
+    env_.log.error(kWorkerThread, "MQ_VQ_PAIRS_SET: data too short (%u bytes)", unsigned(req.data.size()));
     reply(VIRTIO_NET_ERR);
     return VIRTIO_NET_ERR;
   }
   const unsigned n = *pairs;
   if (!VirtioFunction::vq_pairs_valid(n, c.max_queue_pairs)) {
-    app_.log.error(kWorkerThread, "Invalid num_qps: %u (valid: 1-%u)", n, c.max_queue_pairs);
+    env_.log.error(kWorkerThread, "Invalid num_qps: %u (valid: 1-%u)", n, c.max_queue_pairs);
     reply(VIRTIO_NET_ERR);
     return VIRTIO_NET_ERR;
   }
   unsigned old = c.num_active_qps;
-  app_.log.info(kWorkerThread, "MQ_VQ_PAIRS_SET: %u -> %u QPs", old, n);
+  env_.log.info(kWorkerThread, "MQ_VQ_PAIRS_SET: %u -> %u QPs", old, n);
   if (c.initial_data_qps_deferred && old != 0) old = 0;  // QP0 is started later, with the rest
   if (n == old) {
     c.deferred_mq.reset();
-    app_.log.debug(kWorkerThread, "num_qps unchanged");
+    env_.log.debug(kWorkerThread, "num_qps unchanged");
     reply(VIRTIO_NET_OK);
     return VIRTIO_NET_OK;
   }
   if (n < old) {
     // Synchronous, inside the callback, before the reply.
     c.deferred_mq.reset();
-    app_.log.info(kWorkerThread, "Stopping QPs %u-%u (VQs %u-%u)", n, old - 1, 2 * n, 2 * old - 1);
-    w.then(app_.cost(vnet::timing::work_vq_group_disable_ps), [this, i, n, old] {
-      app_.controllers[i].engine->vq_group_disable(2 * n, 2 * old - 1);
+    env_.log.info(kWorkerThread, "Stopping QPs %u-%u (VQs %u-%u)", n, old - 1, 2 * n, 2 * old - 1);
+    w.then(env_.cost(vnet::timing::work_vq_group_disable_ps), [this, i, n, old] {
+      devs_.controllers[i].engine->vqs().vq_group_disable(2 * n, 2 * old - 1);
     });
     for (unsigned q = 2 * n; q < 2 * old; ++q)
-      w.then(app_.cost(vnet::timing::work_vq_stop_ps), [this, i, q] { app_.controllers[i].engine->vq_stop(q); });
+      w.then(env_.cost(vnet::timing::work_vq_stop_ps), [this, i, q] { devs_.controllers[i].engine->vqs().vq_stop(q); });
     w.then([this, i, n, old, reply] {
-      Controller& c = app_.controllers[i];
-      app_.log.info(kWorkerThread, "Successfully stopped QPs %u-%u", n, old - 1);
+      Controller& c = devs_.controllers[i];
+      env_.log.info(kWorkerThread, "Successfully stopped QPs %u-%u", n, old - 1);
       c.num_active_qps = n;
       c.initial_data_qps_deferred = false;
       reply(VIRTIO_NET_OK);
@@ -101,11 +101,11 @@ uint8_t CvqHandler::vq_pairs_set(unsigned i, const CtrlReq& req, pcie::Activity&
   // probes serially: blocking here for the whole start caused soft lockups).
   reply(VIRTIO_NET_OK);
   bool all_ready = true;
-  for (unsigned k = 0; k < app_.num_ep(); ++k) all_ready = all_ready && mq_.controller_ready(k);
-  if (app_.opt.static_mode() && app_.num_ep() > 1 && !all_ready) {
+  for (unsigned k = 0; k < devs_.num_ep(); ++k) all_ready = all_ready && mq_.controller_ready(k);
+  if (env_.opt.static_mode() && devs_.num_ep() > 1 && !all_ready) {
     c.deferred_mq = std::make_pair(old, n);
-    app_.log.info(kWorkerThread, "MQ defer: deferring MQ start %u -> %u until all %u static devices are live", old, n,
-              app_.num_ep());
+    env_.log.info(kWorkerThread, "MQ defer: deferring MQ start %u -> %u until all %u static devices are live", old, n,
+              devs_.num_ep());
     return VIRTIO_NET_OK;
   }
   mq_.spawn(i, old, n, kWorkerThread);

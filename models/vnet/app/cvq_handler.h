@@ -16,7 +16,8 @@ class MqStart;
 
 class CvqHandler {
  public:
-  CvqHandler(AppState& app, MqStart& mq) : app_(app), mq_(mq) {}
+  CvqHandler(AppEnv& env, AppDevices& devs, AppWork& work, MqStart& mq)
+      : env_(env), devs_(devs), work_(work), mq_(mq) {}
 
   // The IO context delivered a request of controller `i` (it waits on the controller's PE2).
   void ctrl_req_arrived(unsigned i, CtrlReq req);
@@ -27,7 +28,9 @@ class CvqHandler {
   void handle(unsigned i, CtrlReq req, pcie::Activity& w);
   uint8_t vq_pairs_set(unsigned i, const CtrlReq& req, pcie::Activity& w);
 
-  AppState& app_;
+  AppEnv& env_;
+  AppDevices& devs_;
+  AppWork& work_;
   MqStart& mq_;
 };
 

@@ -18,7 +18,7 @@ namespace dpusim::vnet {
 
 class MqStart {
  public:
-  explicit MqStart(AppState& app) : app_(app) {}
+  MqStart(AppEnv& env, AppDevices& devs, AppWork& work) : env_(env), devs_(devs), work_(work) {}
 
   // Starts queue pairs old_qps..new_qps-1 of controller `i` on a new thread.
   void spawn(unsigned i, unsigned old_qps, unsigned new_qps, const char* thread);
@@ -46,7 +46,9 @@ class MqStart {
   void run(Thread& t);
   void exit(Thread& t);
 
-  AppState& app_;
+  AppEnv& env_;
+  AppDevices& devs_;
+  AppWork& work_;
   std::vector<std::unique_ptr<Thread>> threads_;
   unsigned running_ = 0, spawned_ = 0;
   std::deque<Thread*> waiting_;  // for a semaphore slot

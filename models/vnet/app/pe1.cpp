@@ -14,27 +14,30 @@ using namespace dpusim::pci;
 using namespace dpusim::virtio;
 using pcie::Tlp;
 
-Pe1::Pe1(AppState& app, StatusMachine& status, std::function<void(pcie::Tlp*)> send_up)
-    : app_(app),
+Pe1::Pe1(AppEnv& env, AppPorts& ports, AppDevices& devs, StatusMachine& status,
+         std::function<void(pcie::Tlp*)> send_up)
+    : env_(env),
+      ports_(ports),
+      devs_(devs),
       status_(status),
       send_up_(std::move(send_up)),
-      dummy_path_(app.path + ".dummy"),
-      recorded_bdf_(2 * app.num_ep() + 2, 0),
-      ep_pf_bus_(app.num_ep(), -1) {}
+      dummy_path_(env.path + ".dummy"),
+      recorded_bdf_(2 * devs.num_ep() + 2, 0),
+      ep_pf_bus_(devs.num_ep(), -1) {}
 
 void Pe1::enqueue(Tlp& t, uint64_t arrival_ps, bool handover) {
   const tlp::Type type = pcie::hdr(t).type;
   const pcie::TimingParam& cost_id = type == tlp::Type::MRd   ? timing::pe1_mmio_read_ps
                                      : type == tlp::Type::MWr ? timing::pe1_mmio_write_ps
                                                               : timing::pe1_config_ps;
-  fifo_.push_back(Entry{&t, arrival_ps, app_.ctx.timing.get(cost_id), &cost_id, handover || hold_});
+  fifo_.push_back(Entry{&t, arrival_ps, env_.ctx.timing.get(cost_id), &cost_id, handover || hold_});
   trace_queue = uint32_t(fifo_.size());
   if (hold_) ++held_;
   else schedule(fifo_.back());
 }
 
 void Pe1::schedule(const Entry& e) {
-  app_.main_thread.then(app_.cost(*e.cost_id), [this] { serve(); });
+  env_.main_thread.then(env_.cost(*e.cost_id), [this] { serve(); });
 }
 
 void Pe1::hold_for_handover(bool hold) {
@@ -52,11 +55,11 @@ void Pe1::serve() {
   const tlp::Header h = pcie::hdr(t);
   const uint64_t serial = pcie::ext(t).serial;
   // For the trace: PE1 spent the handler's cost on this TLP, up to now.
-  app_.ctx.sink_event(app_.log.thread_path(kMainThread), "pe1_service")
+  env_.ctx.sink_event(env_.log.thread_path(kMainThread), "pe1_service")
       .str("type", tlp::type_name(h.type))
       .u64("tlp", serial)
       .u64("arrival_ps", e.arrival_ps)
-      .u64("from_ps", app_.ctx.now_ps() - e.cost_ps);
+      .u64("from_ps", env_.ctx.now_ps() - e.cost_ps);
   if (tlp::is_config(h.type)) {
     service_config(t);
   } else if (h.type == tlp::Type::MRd || h.type == tlp::Type::MWr) {
@@ -68,14 +71,14 @@ void Pe1::serve() {
   }
   if (after_service) after_service();
   // The bound covers queueing and any wait the handler had (a reset barrier).
-  app_.main_thread.then([this, e, h, serial] {
-    const uint64_t took = app_.ctx.now_ps() - e.arrival_ps, bound = app_.ctx.timing.get(vnet::timing::pe1_bound_ps);
+  env_.main_thread.then([this, e, h, serial] {
+    const uint64_t took = env_.ctx.now_ps() - e.arrival_ps, bound = env_.ctx.timing.get(vnet::timing::pe1_bound_ps);
     if (e.handover) {
       // Not PE1 blocking in its loop: the process had left it for a live update's handover.
-      app_.ctx.event(app_.log.thread_path(kMainThread), "lu_tlp_wait")
+      env_.ctx.event(env_.log.thread_path(kMainThread), "lu_tlp_wait")
           .str("type", tlp::type_name(h.type)).u64("tlp", serial).u64("wait_ps", took);
     } else if (took > bound)
-      app_.ctx.checker.violation(app_.ctx.now_ps(), kMainThread, "pe1_service_bound",
+      env_.ctx.checker.violation(env_.ctx.now_ps(), kMainThread, "pe1_service_bound",
                              std::string(tlp::type_name(h.type)) + " #" + std::to_string(serial) + " took " +
                                  std::to_string(took) + " ps from arrival to completion, over the bound of " +
                                  std::to_string(bound) + " ps");
@@ -87,19 +90,19 @@ Pe1::Target Pe1::find_device_by_bdf(bool type1, uint16_t bdf) {
   const uint32_t key = uint32_t(type1 ? 5 : 4) << 16 | bdf;
   if (auto it = bdf_cache_.find(key); it != bdf_cache_.end()) {
     const Target t = it->second;
-    if (t.kind != Kind::EP || app_.controllers[t.index].device_present) return t;
+    if (t.kind != Kind::EP || devs_.controllers[t.index].device_present) return t;
   }
   const uint8_t bus = uint8_t(bdf >> 8), dev = uint8_t((bdf >> 3) & 0x1f), fn = uint8_t(bdf & 7);
   std::optional<Target> found;
   if (!type1) {
     if (dev == 0 && fn == 0) found = Target{Kind::USP, 0};  // at any bus number
-  } else if (app_.usp->secondary() != 0 && bus == app_.usp->secondary() && fn == 0 && dev < app_.num_ep()) {
+  } else if (ports_.usp->secondary() != 0 && bus == ports_.usp->secondary() && fn == 0 && dev < devs_.num_ep()) {
     found = Target{Kind::DSP, dev};
   } else {
-    for (unsigned i = 0; i < app_.num_ep() && !found; ++i) {
-      if (app_.dsps[i]->secondary() != 0 && bus == app_.dsps[i]->secondary() && dev == 0 && fn == 0 &&
-          app_.controllers[i].device_present) {
-        app_.log.info(kMainThread, "find_device_by_bdf: matched EP[%u] for bus 0x%02x", i, bus);
+    for (unsigned i = 0; i < devs_.num_ep() && !found; ++i) {
+      if (ports_.dsps[i]->secondary() != 0 && bus == ports_.dsps[i]->secondary() && dev == 0 && fn == 0 &&
+          devs_.controllers[i].device_present) {
+        env_.log.info(kMainThread, "find_device_by_bdf: matched EP[%u] for bus 0x%02x", i, bus);
         found = Target{Kind::EP, i};
       }
     }
@@ -118,42 +121,42 @@ Pe1::Target Pe1::find_device_by_bdf(bool type1, uint16_t bdf) {
 // with ARI Forwarding Enable (a DSP forwards device 0's functions 0..7 only, otherwise).
 VfSlot* Pe1::find_vf(uint16_t bdf) {
   const uint8_t bus = uint8_t(bdf >> 8), devfn = uint8_t(bdf);
-  for (unsigned i = 0; i < app_.num_ep(); ++i) {
-    if (app_.dsps[i]->secondary() == 0 || app_.dsps[i]->secondary() != bus) continue;
-    if (!app_.controllers[i].device_present || (devfn > 7 && !app_.dsps[i]->ari_forwarding())) return nullptr;
-    return app_.sriov->route(i, devfn);
+  for (unsigned i = 0; i < devs_.num_ep(); ++i) {
+    if (ports_.dsps[i]->secondary() == 0 || ports_.dsps[i]->secondary() != bus) continue;
+    if (!devs_.controllers[i].device_present || (devfn > 7 && !ports_.dsps[i]->ari_forwarding())) return nullptr;
+    return devs_.sriov->route(i, devfn);
   }
   return nullptr;
 }
 
 void Pe1::record_bdf(Target t, uint16_t bdf) {
-  const unsigned n = app_.num_ep();
+  const unsigned n = devs_.num_ep();
   const size_t slot = t.kind == Kind::USP ? 0 : t.kind == Kind::DSP ? 1 + t.index : t.kind == Kind::EP ? 1 + n + t.index : 2 * n + 1;
   uint16_t& rec = recorded_bdf_[slot];
-  if (rec != 0 && rec != bdf) app_.log.debug(kMainThread, "Device BDF renumbered: 0x%04x -> 0x%04x", rec, bdf);
+  if (rec != 0 && rec != bdf) env_.log.debug(kMainThread, "Device BDF renumbered: 0x%04x -> 0x%04x", rec, bdf);
   rec = bdf;
 }
 
 void Pe1::on_bus_config(int dsp, uint32_t before, uint32_t after) {
-  log_bus_config(app_.log, dsp < 0 ? std::string("USP") : "DSP[" + std::to_string(dsp) + "]", before, after);
+  log_bus_config(env_.log, dsp < 0 ? std::string("USP") : "DSP[" + std::to_string(dsp) + "]", before, after);
   const uint8_t old_sec = uint8_t(before >> 8), sec = uint8_t(after >> 8);
   if (dsp >= 0 && old_sec != 0 && old_sec != sec) {
-    app_.log.info(kMainThread, "Invalidating BDF cache for EP on old bus 0x%02x", old_sec);
+    env_.log.info(kMainThread, "Invalidating BDF cache for EP on old bus 0x%02x", old_sec);
     bdf_cache_.erase(uint32_t(5) << 16 | uint32_t(old_sec) << 8);
   }
 }
 
 void Pe1::dummy_ur(const tlp::Header& h, uint16_t completer) {
-  app_.ctx.event(dummy_path_, "unsupported_request").str("type", tlp::type_name(h.type));
+  env_.ctx.event(dummy_path_, "unsupported_request").str("type", tlp::type_name(h.type));
   // The application completes a posted write's UR as if non-posted; the completion stays in
   // the application (no TLP reaches the host for a posted request).
   if (!tlp::is_non_posted(h.type)) {
-    app_.ctx.event(dummy_path_, "posted_ur_completed_internally").str("type", tlp::type_name(h.type));
+    env_.ctx.event(dummy_path_, "posted_ur_completed_internally").str("type", tlp::type_name(h.type));
     return;
   }
   // Byte count 4 whatever the request asked for: the dummy's completion is a fixed one.
-  if (tlp::is_config(h.type)) return send_up_(pcie::make_error_completion(app_.ctx.pool, h, completer, tlp::CplStatus::UR));
-  send_up_(pcie::make_completion(app_.ctx.pool, h, completer, tlp::CplStatus::UR, nullptr, 0, 4,
+  if (tlp::is_config(h.type)) return send_up_(pcie::make_error_completion(env_.ctx.pool, h, completer, tlp::CplStatus::UR));
+  send_up_(pcie::make_completion(env_.ctx.pool, h, completer, tlp::CplStatus::UR, nullptr, 0, 4,
                                  uint8_t(pcie::request_first_byte(h) & 0x7f)));
 }
 
@@ -163,21 +166,21 @@ void Pe1::service_config(Tlp& t) {
   const bool type1 = h.type == tlp::Type::CfgRd1 || h.type == tlp::Type::CfgWr1;
   const uint32_t data = write ? get_le32(pcie::data(t)) : 0;
   t.release();
-  if (VfSlot* vf = type1 && app_.sriov ? find_vf(h.target_id) : nullptr) {
-    if (!write) return send_up_(pcie::make_config_completion(app_.ctx.pool, h, h.target_id, tlp::CplStatus::SC,
-                                                            app_.sriov->config_read(*vf, h.register_offset, h.first_be)));
-    app_.sriov->config_write(*vf, h.register_offset, data, h.first_be, h.target_id);
-    return send_up_(pcie::make_config_completion(app_.ctx.pool, h, h.target_id, tlp::CplStatus::SC, 0));
+  if (VfSlot* vf = type1 && devs_.sriov ? find_vf(h.target_id) : nullptr) {
+    if (!write) return send_up_(pcie::make_config_completion(env_.ctx.pool, h, h.target_id, tlp::CplStatus::SC,
+                                                            devs_.sriov->config_read(*vf, h.register_offset, h.first_be)));
+    devs_.sriov->config_write(*vf, h.register_offset, data, h.first_be, h.target_id);
+    return send_up_(pcie::make_config_completion(env_.ctx.pool, h, h.target_id, tlp::CplStatus::SC, 0));
   }
   const Target target = find_device_by_bdf(type1, h.target_id);
   record_bdf(target, h.target_id);
   auto complete = [&](uint32_t value) {
-    send_up_(pcie::make_config_completion(app_.ctx.pool, h, h.target_id, tlp::CplStatus::SC, value));
+    send_up_(pcie::make_config_completion(env_.ctx.pool, h, h.target_id, tlp::CplStatus::SC, value));
   };
   switch (target.kind) {
     case Kind::USP:
     case Kind::DSP: {
-      sw::Bridge& fn = target.kind == Kind::USP ? *app_.usp : *app_.dsps[target.index];
+      sw::Bridge& fn = target.kind == Kind::USP ? *ports_.usp : *ports_.dsps[target.index];
       if (!write) return complete(fn.config_read(h.register_offset));
       fn.config_write(h.register_offset, data, h.first_be, h.target_id);
       return complete(0);
@@ -187,13 +190,13 @@ void Pe1::service_config(Tlp& t) {
       // VirtIO-side enumeration: bind the PF to the BDF it is first probed at.
       const uint8_t bus = uint8_t(h.target_id >> 8);
       if (ep_pf_bus_[i] < 0) {
-        app_.log.debug(kMainThread, "VNet pf_index=%u: first probed at %s (transient)", i, tlp::bdf_str(h.target_id).c_str());
+        env_.log.debug(kMainThread, "VNet pf_index=%u: first probed at %s (transient)", i, tlp::bdf_str(h.target_id).c_str());
       } else if (ep_pf_bus_[i] != bus) {
-        app_.log.info(kMainThread, "VNet pf_index=%u: BDF reassigned %s -> %s", i,
+        env_.log.info(kMainThread, "VNet pf_index=%u: BDF reassigned %s -> %s", i,
                   tlp::bdf_str(uint16_t(ep_pf_bus_[i] << 8)).c_str(), tlp::bdf_str(h.target_id).c_str());
       }
       ep_pf_bus_[i] = bus;
-      EpImages& img = app_.devices[i]->images;
+      EpImages& img = devs_.devices[i]->images;
       if (!write) return complete(img.read(h.register_offset, h.first_be));
       img.write(h.register_offset, data, h.first_be, h.target_id);
       return complete(0);
@@ -205,20 +208,20 @@ void Pe1::service_config(Tlp& t) {
 
 void Pe1::service_memory(Tlp& t) {
   const auto [h, payload] = pcie::take_request(t);
-  if (app_.sriov && app_.sriov->serve_memory(h, payload.data(), send_up_)) return;
+  if (devs_.sriov && devs_.sriov->serve_memory(h, payload.data(), send_up_)) return;
   // BAR routing: the internal image's BAR of each present EP, in order; then the VirtIO images' BARs.
-  for (unsigned i = 0; i < app_.num_ep(); ++i) {
-    if (!app_.controllers[i].device_present) continue;
-    const uint64_t base = app_.devices[i]->images.routing_bar0();
+  for (unsigned i = 0; i < devs_.num_ep(); ++i) {
+    if (!devs_.controllers[i].device_present) continue;
+    const uint64_t base = devs_.devices[i]->images.routing_bar0();
     if (base != 0 && h.address >= base && h.address - base < VNET_BAR0_SIZE) {
       if (h.type == tlp::Type::MRd) return ep_mmio_read(i, h);
       return ep_mmio_write(i, h, payload.data());
     }
   }
-  for (unsigned i = 0; i < app_.num_ep(); ++i) {
-    const uint64_t base = app_.devices[i]->images.virtio_bar0();
-    if (base != 0 && h.address >= base && h.address - base < VNET_BAR0_SIZE && !app_.controllers[i].device_present) {
-      app_.log.debug(kMainThread, "Fallback BAR match for destroyed device at 0x%lx, returning dummy",
+  for (unsigned i = 0; i < devs_.num_ep(); ++i) {
+    const uint64_t base = devs_.devices[i]->images.virtio_bar0();
+    if (base != 0 && h.address >= base && h.address - base < VNET_BAR0_SIZE && !devs_.controllers[i].device_present) {
+      env_.log.debug(kMainThread, "Fallback BAR match for destroyed device at 0x%lx, returning dummy",
                  static_cast<unsigned long>(h.address));
       break;
     }
@@ -227,23 +230,23 @@ void Pe1::service_memory(Tlp& t) {
 }
 
 void Pe1::ep_mmio_read(unsigned i, const tlp::Header& h) {
-  VirtioPciDevice& dev = *app_.devices[i];
+  VirtioPciDevice& dev = *devs_.devices[i];
   const uint16_t completer = dev.images.virtio().id();
   const uint64_t base = dev.images.virtio_bar0();
-  auto ur = [&] { send_up_(pcie::make_error_completion(app_.ctx.pool, h, completer, tlp::CplStatus::UR)); };
+  auto ur = [&] { send_up_(pcie::make_error_completion(env_.ctx.pool, h, completer, tlp::CplStatus::UR)); };
   if (base == 0 || h.address < base || h.address - base >= VNET_BAR0_SIZE) {
-    app_.log.debug(kMainThread, "invalid mmio address 0x%lx for endpoint bus=0x%02x", static_cast<unsigned long>(h.address),
-               unsigned(app_.dsps[i]->secondary()));
+    env_.log.debug(kMainThread, "invalid mmio address 0x%lx for endpoint bus=0x%02x", static_cast<unsigned long>(h.address),
+               unsigned(ports_.dsps[i]->secondary()));
     return ur();
   }
   // The raw 10-bit length: 1024 DW is encoded 0.
   const unsigned raw_len = h.length_dw == 1024 ? 0 : h.length_dw;
   if (raw_len == 0) {
-    app_.log.error(kMainThread, "zero read %d", 0);
-    return send_up_(pcie::make_completion(app_.ctx.pool, h, completer, tlp::CplStatus::SC, nullptr, 0, 4, 0));
+    env_.log.error(kMainThread, "zero read %d", 0);
+    return send_up_(pcie::make_completion(env_.ctx.pool, h, completer, tlp::CplStatus::SC, nullptr, 0, 4, 0));
   }
   if (raw_len > 2) {
-    app_.log.error(kMainThread, "unsupported read length %d", int(raw_len));
+    env_.log.error(kMainThread, "unsupported read length %d", int(raw_len));
     return ur();
   }
   auto read_dw = [&](unsigned k, uint8_t be) {
@@ -255,22 +258,22 @@ void Pe1::ep_mmio_read(unsigned i, const tlp::Header& h) {
     }
     if (dw_off >= VNET_BAR0_DEVICE_CFG && dw_off < VNET_BAR0_DEVICE_CFG + VIRTIO_NET_CFG_SIZE) {
       if (off - VNET_BAR0_DEVICE_CFG + 4 <= VIRTIO_NET_CFG_SIZE) return get_le32(dev.net_config() + (dw_off - VNET_BAR0_DEVICE_CFG));
-      app_.log.error(kMainThread, "mmio read - offset 0x%lx + 4 bytes (1DW) exceeds struct boundary (size: %zu)",
+      env_.log.error(kMainThread, "mmio read - offset 0x%lx + 4 bytes (1DW) exceeds struct boundary (size: %zu)",
                      static_cast<unsigned long>(off), size_t(VIRTIO_NET_CFG_SIZE));
     } else {
-      app_.log.error(kMainThread, "mmio read - unsupported virtio bar offset 0x%lx", static_cast<unsigned long>(off));
+      env_.log.error(kMainThread, "mmio read - unsupported virtio bar offset 0x%lx", static_cast<unsigned long>(off));
     }
     return VNET_MMIO_UNSUPPORTED_PATTERN;
   };
-  pcie::complete_register_read(app_.ctx.pool, h, completer, dev.images.virtio().max_payload_size(),
+  pcie::complete_register_read(env_.ctx.pool, h, completer, dev.images.virtio().max_payload_size(),
                                dev.images.virtio().read_completion_boundary(), read_dw, send_up_);
 }
 
 void Pe1::ep_mmio_write(unsigned i, const tlp::Header& h, const uint8_t* data) {
-  VirtioPciDevice& dev = *app_.devices[i];
+  VirtioPciDevice& dev = *devs_.devices[i];
   const uint64_t base = dev.images.virtio_bar0();
   if (h.length_dw > 2) {
-    app_.log.error(kMainThread, "unsupported write length %d", int(h.length_dw));
+    env_.log.error(kMainThread, "unsupported write length %d", int(h.length_dw));
     return;
   }
   for (unsigned k = 0; k < h.length_dw; ++k) {
@@ -281,7 +284,7 @@ void Pe1::ep_mmio_write(unsigned i, const tlp::Header& h, const uint8_t* data) {
     } else if (dw_off >= VNET_BAR0_DEVICE_CFG && dw_off < VNET_BAR0_DEVICE_CFG + VNET_BAR0_DEVICE_CFG_LEN) {
       // Device-config writes are accepted and ignored (read-only).
     } else {
-      app_.log.error(kMainThread, "mmio write drop - unsupported virtio bar offset 0x%lx", static_cast<unsigned long>(dw_off));
+      env_.log.error(kMainThread, "mmio write drop - unsupported virtio bar offset 0x%lx", static_cast<unsigned long>(dw_off));
     }
   }
 }

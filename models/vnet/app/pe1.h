@@ -28,9 +28,9 @@ struct VfSlot;
 class Pe1 {
  public:
   // `send_up` puts a TLP on the DPU's link to the host.
-  Pe1(AppState& app, StatusMachine& status, std::function<void(pcie::Tlp*)> send_up);
+  Pe1(AppEnv& env, AppPorts& ports, AppDevices& devs, StatusMachine& status, std::function<void(pcie::Tlp*)> send_up);
 
-  void enqueue(pcie::Tlp& t) { enqueue(t, app_.ctx.now_ps(), false); }
+  void enqueue(pcie::Tlp& t) { enqueue(t, env_.ctx.now_ps(), false); }
   // A TLP that arrived at `arrival_ps` and waited in the TLP channel through a live update's
   // handover (`handover`): served like any other; its wait is logged ("lu_tlp_wait") instead of
   // being checked against vnet.pe1.bound_ps.
@@ -71,7 +71,9 @@ class Pe1 {
   void ep_mmio_read(unsigned i, const tlp::Header& h);
   void ep_mmio_write(unsigned i, const tlp::Header& h, const uint8_t* data);
 
-  AppState& app_;
+  AppEnv& env_;
+  AppPorts& ports_;
+  AppDevices& devs_;
   StatusMachine& status_;
   std::function<void(pcie::Tlp*)> send_up_;
   std::deque<Entry> fifo_;

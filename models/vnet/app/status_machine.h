@@ -20,11 +20,12 @@ class AppInvariants;
 
 class StatusMachine : private VirtioFunction::Lifecycle {
  public:
-  StatusMachine(AppState& app, AppInvariants& invariants) : app_(app), invariants_(invariants), function_(*this) {}
+  StatusMachine(AppEnv& env, AppDevices& devs, AppWork& work, AppInvariants& invariants)
+      : env_(env), devs_(devs), work_(work), invariants_(invariants), function_(*this) {}
 
   // A DW write of the common config window (< 0x40) with byte enables `be`.
   void common_write(unsigned i, uint16_t dw_off, uint32_t data, uint8_t be) {
-    function_.common_write(i, *app_.devices[i], dw_off, data, be);
+    function_.common_write(i, *devs_.devices[i], dw_off, data, be);
   }
   // Every common-config access first releases a pending reset hold.
   void release_reset_hold(unsigned i);
@@ -39,7 +40,7 @@ class StatusMachine : private VirtioFunction::Lifecycle {
   void rolled_back(unsigned i) override;
   void version_1_visible(unsigned i) override;
   void vq_config(unsigned i, unsigned q, bool enabled_edge) override;
-  void registers_written(unsigned i) override { app_.note_status(i); }
+  void registers_written(unsigned i) override { devs_.note_status(i); }
   void write_done(unsigned i) override { after_common_write(i); }
   void status_written(unsigned i, uint8_t old_status, uint8_t new_status) override;
   void device_reset(unsigned i) override;  // status 0 seen by the status callback
@@ -53,7 +54,9 @@ class StatusMachine : private VirtioFunction::Lifecycle {
   void after_common_write(unsigned i);
   void status_callback(unsigned i);
 
-  AppState& app_;
+  AppEnv& env_;
+  AppDevices& devs_;
+  AppWork& work_;
   AppInvariants& invariants_;
   VirtioFunction function_;
 };

@@ -58,9 +58,9 @@ void VnetApp::attach(unsigned i, VnetEndpoint* engine, pcie::Link* link) {
   engine->on_device_error = [this, i](const std::string& reason) {
     shared_.engine_owner[i]->status().device_needs_reset(i, reason);
   };
-  engine->on_vq_enabled = [this, i](unsigned q) { shared_.engine_owner[i]->invariants().check_vq_enabled(i, q); };
+  engine->vqs().on_vq_enabled = [this, i](unsigned q) { shared_.engine_owner[i]->invariants().check_vq_enabled(i, q); };
   process(1).attach(i);
-  if (Sriov* s = sriov()) s->attach_endpoint(i, *engine);
+  if (Sriov* s = primary().sriov()) s->attach_endpoint(i, *engine);
 }
 
 void VnetApp::create_static_devices() { process(1).create_static_devices(true); }

@@ -65,21 +65,12 @@ class VnetApp : public sc_core::sc_module {
   // The live update's rendezvous: signals, standbys (live_update.h).
   LuRendezvous& lu() { return *rendezvous_; }
 
-  // The serving process's parts, for tests and the bindings.
+  // The switch's port images as the serving process holds them (its state and components:
+  // primary()).
   sw::Bridge& usp() { return *primary().state().usp; }
   sw::Bridge& dsp(unsigned i) { return *primary().state().dsps[i]; }
-  VirtioPciDevice& device(unsigned i) { return *primary().state().devices[i]; }
-  Controller& controller(unsigned i) { return primary().state().controllers[i]; }
-  ConfigWorkqueue& workqueue() { return primary().state().wq; }
   unsigned num_ep() const { return unsigned(shared_.engines.size()); }
   const VnetOptions& options() const { return options_; }
-  AppState& state() { return primary().state(); }
-  Pe1& pe1() { return primary().pe1(); }
-  StatusMachine& status() { return primary().status(); }
-  Slots& slots() { return primary().slots(); }
-  DspMsi& msi() { return primary().msi(); }
-  MqStart& mq_start() { return primary().mq_start(); }
-  Sriov* sriov() { return primary().sriov(); }
 
   // Submits a work item as the application's own code would (the device's current generation
   // for controller-scoped types): how a test reaches DEVICE_RESET, which the application

@@ -21,11 +21,11 @@ VnetInstance::VnetInstance(pcie::SimContext& ctx, const VnetOptions& options, co
     const std::string n = std::to_string(i);
     auto* link = new pcie::Link(("link_dsp" + n).c_str(), ctx, pcie::timing::link_dsp_gen,
                                 pcie::timing::link_dsp_width, [this, i] { return int(app_->dsp(i).secondary()); });
-    VirtioPciDevice& dev = app_->device(i);
+    VirtioPciDevice& dev = *app_->primary().state().devices[i];
     auto* ep = new VnetEndpoint(("ep" + n).c_str(), ctx, i, dev.num_queues(), dev.images.virtio(), VNET_EP_MSIX_CAP,
                                 [this, i] {
                                   // The speed of the process serving the host (a live update moves it).
-                                  const VirtioPciDevice& d = app_->device(i);
+                                  const VirtioPciDevice& d = *app_->primary().state().devices[i];
                                   return uint64_t(virtio::get_le32(d.net_config() + virtio::VIRTIO_NET_CFG_SPEED));
                                 });
     const int id = int(ctx.checker.register_requester("ep" + n));
@@ -77,7 +77,7 @@ pcie::Function* VnetInstance::function(const std::string& path) {
   }
   if (path.rfind("ep", 0) == 0) {
     const int i = index(2);
-    return i < 0 ? nullptr : &app_->device(unsigned(i)).images.virtio();
+    return i < 0 ? nullptr : &app_->primary().state().devices[unsigned(i)]->images.virtio();
   }
   return nullptr;
 }
@@ -100,12 +100,12 @@ void VnetInstance::shutdown(const std::function<void(const std::function<bool()>
 uint64_t VnetInstance::frames_in_flight() const {
   uint64_t n = 0;
   for (const VnetEndpoint* ep : eps_) n += ep->frames_in_flight();
-  if (const Sriov* s = app_->sriov()) n += s->frames_in_flight();
+  if (const Sriov* s = app_->primary().sriov()) n += s->frames_in_flight();
   return n;
 }
 
 net::NetEnd* VnetInstance::vf_network_port(unsigned ep, unsigned vf) {
-  Sriov* s = app_->sriov();
+  Sriov* s = app_->primary().sriov();
   return s ? s->network_port(ep, vf) : nullptr;
 }
 

@@ -21,8 +21,8 @@ class Slots;
 
 class WorkItems {
  public:
-  WorkItems(AppState& app, Cleanup& cleanup, CvqHandler& cvq, MqStart& mq, Slots& slots)
-      : app_(app), cleanup_(cleanup), cvq_(cvq), mq_(mq), slots_(slots) {}
+  WorkItems(AppEnv& env, AppDevices& devs, AppWork& work, Cleanup& cleanup, CvqHandler& cvq, MqStart& mq, Slots& slots)
+      : env_(env), devs_(devs), work_(work), cleanup_(cleanup), cvq_(cvq), mq_(mq), slots_(slots) {}
 
   // Runs `item` on the worker (adds its steps to `w`).
   void execute(const WorkItem& item, pcie::Activity& w);
@@ -40,7 +40,9 @@ class WorkItems {
   void speed_change(unsigned i, uint32_t mbps, pcie::Activity& w);
   bool ensure_config_msix(unsigned i, const char* thread);
 
-  AppState& app_;
+  AppEnv& env_;
+  AppDevices& devs_;
+  AppWork& work_;
   Cleanup& cleanup_;
   CvqHandler& cvq_;
   MqStart& mq_;

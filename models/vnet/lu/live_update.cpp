@@ -41,81 +41,74 @@ std::string LuRendezvous::signal(const std::string& name, unsigned pid) {
   return lu.sigusr1();
 }
 
-LiveUpdate::LiveUpdate(AppProcess& p) : p_(p), rv_(p.shared().rendezvous()), thread_(p.shared().later) {}
+LiveUpdate::LiveUpdate(AppProcess& p) : s_(p), active_(s_), standby_(s_) {}
 
 LiveUpdate::~LiveUpdate() = default;
 
-AppState& LiveUpdate::app() { return p_.state(); }
-
-void LiveUpdate::note(const char* op, const std::string& reason) {
-  pcie::Event e = p_.shared().ctx.event(p_.log().thread_path("vnet.lu"), "lu_process");
-  e.u64("pid", p_.pid()).str("op", op);
-  if (!reason.empty()) e.str("reason", reason);
-}
-
-void LiveUpdate::set_mode(LuMode m) {
-  mode_ = m;
-  if (m != LuMode::ACTIVE) return;
-  // The active listens (a stale socket unlinked first) and unlinks a stale SHM segment.
-  rv_.listener = &p_;
-  rv_.shm.reset();
-  note("listen", kLuSocketPath);
-}
-
-void LiveUpdate::set_state(LuState s) {
-  p_.log().info(kMainThread, "LU state: %s -> %s", lu_state_name(state_), lu_state_name(s));
-  state_ = s;
-}
-
 std::string LiveUpdate::sigusr1() {
-  if (mode_ != LuMode::ACTIVE) {
+  if (s_.mode != LuMode::ACTIVE) {
     // No handler installed: SIGUSR1's default action terminates the process.
-    exit_process("killed by SIGUSR1 (no handler in lu-mode " +
-                 std::string(mode_ == LuMode::NONE ? "none" : "standby") + ")");
+    s_.exit_process("killed by SIGUSR1 (no handler in lu-mode " +
+                    std::string(s_.mode == LuMode::NONE ? "none" : "standby") + ")");
     return "killed";
   }
-  if (signalled_) return "ignored";
-  signalled_ = true;
-  // The main loop notices the flag on its next iteration, after this one's PE1 progress.
-  app().main_thread.then(app().cost(timing::main_loop_ps), [this] { notice_signal(); });
+  if (s_.signalled) return "ignored";
+  s_.signalled = true;
+  active_.handover();
   return "handover";
 }
 
-void LiveUpdate::exit_process(const std::string& reason) {
-  if (!alive_) return;
-  alive_ = false;
+LuSession::LuSession(AppProcess& proc) : p(proc), rv(proc.shared().rendezvous()), thread(proc.shared().later) {}
+
+AppState& LuSession::app() { return p.state(); }
+
+void LuSession::note(const char* op, const std::string& reason) {
+  pcie::Event e = p.shared().ctx.event(p.log().thread_path("vnet.lu"), "lu_process");
+  e.u64("pid", p.pid()).str("op", op);
+  if (!reason.empty()) e.str("reason", reason);
+}
+
+void LuSession::set_mode(LuMode m) {
+  mode = m;
+  if (m != LuMode::ACTIVE) return;
+  // The active listens (a stale socket unlinked first) and unlinks a stale SHM segment.
+  rv.listener = &p;
+  rv.shm.reset();
+  note("listen", kLuSocketPath);
+}
+
+void LuSession::set_state(LuState s) {
+  p.log().info(kMainThread, "LU state: %s -> %s", lu_state_name(state), lu_state_name(s));
+  state = s;
+}
+
+void LuSession::exit_process(const std::string& reason) {
+  if (!alive) return;
+  alive = false;
   note("exit", reason);
   // A connection still waiting in the listener's backlog leaves it with its process.
-  if (sock_ && rv_.backlog == sock_) rv_.backlog.reset();
-  if (sock_) sock_->close(side_);
-  if (rv_.lock_pid == p_.pid()) rv_.lock_pid = 0;
-  if (rv_.listener == &p_) {
-    rv_.listener = nullptr;
-    rv_.backlog.reset();
-    rv_.on_connect = nullptr;
+  if (sock && rv.backlog == sock) rv.backlog.reset();
+  if (sock) sock->close(side);
+  if (rv.lock_pid == p.pid()) rv.lock_pid = 0;
+  if (rv.listener == &p) {
+    rv.listener = nullptr;
+    rv.backlog.reset();
+    rv.on_connect = nullptr;
   }
-  if (!p_.built()) return;
-  p_.pe1().hold_for_handover(true);  // nothing serves its TLPs any more
-  AppShared& s = p_.shared();
-  if (s.channel.primary() == &p_.pe1()) s.channel.set_primary(nullptr);
+  if (!p.built()) return;
+  p.pe1().hold_for_handover(true);  // nothing serves its TLPs any more
+  AppShared& s = p.shared();
+  if (s.channel.primary() == &p.pe1()) s.channel.set_primary(nullptr);
 }
 
-sc_core::sc_time LiveUpdate::copy_cost(size_t bytes) const {
-  return sc_core::sc_time::from_value(bytes * p_.shared().ctx.timing.get(timing::lu_copy_kib_ps) / 1024);
+sc_core::sc_time LuSession::copy_cost(size_t bytes) const {
+  return sc_core::sc_time::from_value(bytes * p.shared().ctx.timing.get(timing::lu_copy_kib_ps) / 1024);
 }
 
-bool LiveUpdate::step_fails(const char* point) {
-  if (rv_.faults.fire(point) != "fail") return false;
-  p_.shared().ctx.event(p_.log().thread_path("vnet.lu"), "fault").str("point", point).str("action", "fail");
+bool LuSession::step_fails(const char* point) {
+  if (rv.faults.fire(point) != "fail") return false;
+  p.shared().ctx.event(p.log().thread_path("vnet.lu"), "fault").str("point", point).str("action", "fail");
   return true;
-}
-
-std::vector<unsigned> LiveUpdate::exported_eps() const {
-  std::vector<unsigned> eps;
-  AppState& a = p_.state();
-  for (unsigned i = 0; i < a.num_ep(); ++i)
-    if (a.controllers[i].device_present) eps.push_back(i);
-  return eps;
 }
 
 }  // namespace dpusim::vnet

@@ -75,23 +75,39 @@ class LuRendezvous {
   std::vector<std::unique_ptr<AppProcess>> procs_;
 };
 
-// One process's live update: its mode, state and the flows of its role.
-class LiveUpdate {
- public:
-  explicit LiveUpdate(AppProcess& p);
-  ~LiveUpdate();
+// What both roles of one process's live update share: the process, the rendezvous, the main
+// thread while it runs the live update, the connection, the LU state, and the process's exit.
+struct LuSession {
+  explicit LuSession(AppProcess& p);
 
-  LuMode mode() const { return mode_; }
-  LuState state() const { return state_; }
-  bool alive() const { return alive_; }
-  void set_mode(LuMode m);  // none or active at startup: an active listens
-  // SIGUSR1 arrives: "handover", "killed" or "ignored".
-  std::string sigusr1();
-  // The standby's flow from its process start (lu_standby.cpp).
-  void run_standby(const VnetOptions& cli);
+  void set_mode(LuMode m);  // none or active: an active listens
+  void set_state(LuState s);
+  // The process ends (its connection closed, the listener, lock and primary given up).
+  void exit_process(const std::string& reason);
+  void note(const char* op, const std::string& reason = "");  // an "lu_process" event
+  AppState& app();
+  static uint64_t sec(uint64_t s) { return s * 1000000000000ull; }
+  sc_core::sc_time copy_cost(size_t bytes) const;  // copying `bytes` to or from the SHM
+  bool step_fails(const char* point);  // a fault set at `point` fires "fail"
+
+  AppProcess& p;
+  LuRendezvous& rv;
+  pcie::Activity thread;  // the main thread while it runs the live update
+  LuMode mode = LuMode::NONE;
+  LuState state = LuState::INITIALIZED;
+  bool alive = true, signalled = false;
+  std::shared_ptr<LuSocket> sock;  // the connection (the active's end 1, the standby's end 0)
+  int side = 0;
+};
+
+// The active's switchover after SIGUSR1 and its side of the channel LU (lu_active.cpp).
+class LuActive {
+ public:
+  explicit LuActive(LuSession& s);
+  // The signal is noticed on the main loop's next iteration; the switchover follows.
+  void handover();
 
  private:
-  // lu_active.cpp
   void notice_signal();
   void save_state();
   void accept_and_send_fd();
@@ -104,43 +120,48 @@ class LiveUpdate {
   void channel_rollback(const char* line, const char* reason);
   void handover_failed(const char* reason);
   void process_cleanup();
-  // lu_standby.cpp
-  void standby_connect();
-  void standby_await_fd();
-  void standby_open_shm();
-  void standby_build();
-  void standby_replay(unsigned k);
-  void standby_phase2();
-  void standby_enable(unsigned k);
-  void standby_phase2_failed(const char* why);
-  void standby_channel();
-  void standby_on_begin_ack(std::optional<LuMessage> m, const char* error);
-  void standby_finish_channel(bool ok);
-  void standby_chain();
-  void standby_fail(const char* line);
-  // live_update.cpp
-  void set_state(LuState s);
-  void exit_process(const std::string& reason);
-  void note(const char* op, const std::string& reason = "");
-  AppState& app();
-  uint64_t sec(uint64_t s) const { return s * 1000000000000ull; }
-  sc_core::sc_time copy_cost(size_t bytes) const;
-  bool step_fails(const char* point);
   // The device records this process drives, by endpoint (export order).
   std::vector<unsigned> exported_eps() const;
 
+  LuSession& s_;
   AppProcess& p_;
   LuRendezvous& rv_;
-  pcie::Activity thread_;  // the main thread while it runs the live update
-  LuMode mode_ = LuMode::NONE;
-  LuState state_ = LuState::INITIALIZED;
-  bool alive_ = true, signalled_ = false, failed_ = false;
-  std::shared_ptr<LuSocket> sock_;  // the connection (the active's end 1, the standby's end 0)
-  int side_ = 0;
+  pcie::Activity& thread_;
+  std::vector<unsigned> eps_;  // endpoint of each exported device
+  bool failed_ = false;
+};
+
+// The standby's restore, its side of the channel LU and its becoming the next active
+// (lu_standby.cpp).
+class LuStandby {
+ public:
+  explicit LuStandby(LuSession& s);
+  // The flow from the process's start with command line `cli`.
+  void run(const VnetOptions& cli);
+
+ private:
+  void connect();
+  void await_fd();
+  void open_shm();
+  void build();
+  void replay(unsigned k);
+  void phase2();
+  void enable(unsigned k);
+  void phase2_failed(const char* why);
+  void channel();
+  void on_begin_ack(std::optional<LuMessage> m, const char* error);
+  void finish_channel(bool ok);
+  void chain();
+  void fail(const char* line);
+
+  LuSession& s_;
+  AppProcess& p_;
+  LuRendezvous& rv_;
+  pcie::Activity& thread_;
   VnetOptions cli_;
   LuExport export_;
   std::vector<unsigned> eps_;  // endpoint of each exported device
-  // The standby's engines as the replay prepared them, installed at the enable.
+  // The engines as the replay prepared them, installed at the enable.
   struct StagedEngine {
     bool started = false, io_ctx = false;
     std::vector<bool> created, started_vq;
@@ -156,6 +177,27 @@ class LiveUpdate {
   std::vector<bool> enabled_ok_;
   unsigned go_received_ = 0;
   bool phase2_failed_ = false;
+};
+
+// One process's live update: its mode, state and the flow of its role.
+class LiveUpdate {
+ public:
+  explicit LiveUpdate(AppProcess& p);
+  ~LiveUpdate();
+
+  LuMode mode() const { return s_.mode; }
+  LuState state() const { return s_.state; }
+  bool alive() const { return s_.alive; }
+  void set_mode(LuMode m) { s_.set_mode(m); }  // none or active at startup: an active listens
+  // SIGUSR1 arrives: "handover", "killed" or "ignored".
+  std::string sigusr1();
+  // The standby's flow from its process start (lu_standby.cpp).
+  void run_standby(const VnetOptions& cli) { standby_.run(cli); }
+
+ private:
+  LuSession s_;
+  LuActive active_;
+  LuStandby standby_;
 };
 
 }  // namespace dpusim::vnet

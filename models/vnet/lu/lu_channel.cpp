@@ -60,22 +60,22 @@ std::string fmt(const char* f, unsigned a, unsigned b) {
 
 }  // namespace
 
-std::vector<uint8_t> lu_channel_export(const AppState& app) {
+std::vector<uint8_t> lu_channel_export(const AppDevices& devs) {
   std::vector<uint8_t> out;
   put32(out, 0x43504C54);  // "TLPC"
-  put32(out, 2 * app.num_ep() + 2);
+  put32(out, 2 * devs.num_ep() + 2);
   put32(out, uint32_t(std::strlen(kLuChannelShmDir)));
   out.insert(out.end(), kLuChannelShmDir, kLuChannelShmDir + std::strlen(kLuChannelShmDir));
   return out;
 }
 
-LuChannelState lu_channel_snapshot(const AppState& app) {
+LuChannelState lu_channel_snapshot(const AppPorts& ports, const AppDevices& devs) {
   LuChannelState s;
-  s.num_ep = app.num_ep();
+  s.num_ep = devs.num_ep();
   s.num_devices = 2 * s.num_ep + 2;
-  s.devices.push_back({app.usp->id(), image_of(app.usp->cfg)});
-  for (const auto& dsp : app.dsps) s.devices.push_back({dsp->id(), image_of(dsp->cfg)});
-  for (const auto& dev : app.devices) {
+  s.devices.push_back({ports.usp->id(), image_of(ports.usp->cfg)});
+  for (const auto& dsp : ports.dsps) s.devices.push_back({dsp->id(), image_of(dsp->cfg)});
+  for (const auto& dev : devs.devices) {
     s.devices.push_back({dev->images.virtio().id(), image_of(dev->images.internal())});
     s.regions.emplace_back(kLuTransactionRegionBytes, 0);
     s.images.push_back({dev->images.virtio().id(), image_of(dev->images.virtio().cfg)});
@@ -116,8 +116,8 @@ bool lu_channel_read(const std::vector<uint8_t>& bytes, LuChannelState& s, std::
   return true;
 }
 
-bool lu_channel_apply(const LuChannelState& s, AppState& app, std::string* error) {
-  const unsigned n = app.num_ep();
+bool lu_channel_apply(const LuChannelState& s, AppPorts& ports, AppDevices& devs, std::string* error) {
+  const unsigned n = devs.num_ep();
   if (s.num_ep != n || s.devices.size() != 2 * n + 2)
     return *error = fmt("channel has %u EPs, this process %u", s.num_ep, n), false;
   auto apply = [&](pcie::ConfigSpace& cfg, const LuChannelDevice& d) {
@@ -125,14 +125,14 @@ bool lu_channel_apply(const LuChannelState& s, AppState& app, std::string* error
     restore(cfg, d.config);
     return true;
   };
-  bool ok = apply(app.usp->cfg, s.devices[0]);
-  if (ok) app.usp->restore_id(s.devices[0].bdf);
+  bool ok = apply(ports.usp->cfg, s.devices[0]);
+  if (ok) ports.usp->restore_id(s.devices[0].bdf);
   for (unsigned i = 0; ok && i < n; ++i) {
-    ok = apply(app.dsps[i]->cfg, s.devices[1 + i]) && apply(app.devices[i]->images.internal(), s.devices[1 + n + i]) &&
-         apply(app.devices[i]->images.virtio().cfg, s.images[i]);
+    ok = apply(ports.dsps[i]->cfg, s.devices[1 + i]) && apply(devs.devices[i]->images.internal(), s.devices[1 + n + i]) &&
+         apply(devs.devices[i]->images.virtio().cfg, s.images[i]);
     if (!ok) break;
-    app.dsps[i]->restore_id(s.devices[1 + i].bdf);
-    app.devices[i]->images.virtio().restore_id(s.images[i].bdf);
+    ports.dsps[i]->restore_id(s.devices[1 + i].bdf);
+    devs.devices[i]->images.virtio().restore_id(s.images[i].bdf);
   }
   if (!ok) *error = "an image's size differs from this process's";
   return ok;

@@ -29,7 +29,7 @@ inline constexpr uint32_t kLuRegisterImageBytes = 4096;
 inline constexpr const char* kLuChannelShmDir = "/dev/shm/vnet_lu_channel";
 
 // The active channel's export descriptor (CH_EXPORT's payload).
-std::vector<uint8_t> lu_channel_export(const AppState& app);
+std::vector<uint8_t> lu_channel_export(const AppDevices& devs);
 
 struct LuChannelDevice {
   uint16_t bdf = 0;                 // the captured routing ID (the completer ID)
@@ -44,11 +44,11 @@ struct LuChannelState {
 };
 
 // The active's snapshot after its channel stopped, and its wire form (CH_BEGIN_ACK's payload).
-LuChannelState lu_channel_snapshot(const AppState& app);
+LuChannelState lu_channel_snapshot(const AppPorts& ports, const AppDevices& devs);
 std::vector<uint8_t> lu_channel_write(const LuChannelState& s);
 // Reads and checks a CH_BEGIN_ACK payload against the standby's own `region_size`.
 bool lu_channel_read(const std::vector<uint8_t>& bytes, LuChannelState& out, std::string* error);
 // The standby applies it to its own images (false, with the reason, when its topology differs).
-bool lu_channel_apply(const LuChannelState& s, AppState& app, std::string* error);
+bool lu_channel_apply(const LuChannelState& s, AppPorts& ports, AppDevices& devs, std::string* error);
 
 }  // namespace dpusim::vnet

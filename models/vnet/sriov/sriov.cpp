@@ -15,11 +15,12 @@ namespace dpusim::vnet {
 using namespace dpusim::pci;
 using namespace dpusim::virtio;
 
-Sriov::Sriov(AppState& app) : app_(app), total_vfs_(unsigned(app.opt.total_vfs)), functions_(app, vfs_) {
-  const unsigned n = total_vfs_, pfs = app_.num_ep();
-  const unsigned per_vf = vnet_vf_num_msix(unsigned(app_.opt.max_queue_pairs));
+Sriov::Sriov(AppEnv& env, AppDevices& devs, AppWork& work)
+    : env_(env), devs_(devs), work_(work), total_vfs_(unsigned(env.opt.total_vfs)), functions_(env, devs, work, vfs_) {
+  const unsigned n = total_vfs_, pfs = devs_.num_ep();
+  const unsigned per_vf = vnet_vf_num_msix(unsigned(env_.opt.max_queue_pairs));
   vfs_.resize(size_t(pfs) * n);
-  app_.log.info(kMainThread, "SR-IOV: dynamic SR-IOV supported (max_total_vfs=%u, pool_size=%u)",
+  env_.log.info(kMainThread, "SR-IOV: dynamic SR-IOV supported (max_total_vfs=%u, pool_size=%u)",
                 VNET_SRIOV_MAX_TOTAL_VFS, pfs * n);
   for (unsigned pf = 0; pf < pfs; ++pf) {
     for (unsigned s = 0; s < n; ++s) {
@@ -29,11 +30,11 @@ Sriov::Sriov(AppState& app) : app_(app), total_vfs_(unsigned(app.opt.total_vfs))
       vf.g = pf * n + s;
       vf.port = std::make_unique<VfNetPort>(functions_, vf.g);
     }
-    app_.log.info(kMainThread, "SR-IOV: pool reserved range [%u, %u)", pf * n, pf * n + n);
-    app_.log.info(kMainThread, "SR-IOV: PF representor created with VF range [%u, %u) (vf_num_msix=%u, vf_num_db=%u)",
+    env_.log.info(kMainThread, "SR-IOV: pool reserved range [%u, %u)", pf * n, pf * n + n);
+    env_.log.info(kMainThread, "SR-IOV: PF representor created with VF range [%u, %u) (vf_num_msix=%u, vf_num_db=%u)",
                   pf * n, pf * n + n, per_vf, per_vf);
-    app_.log.info(kMainThread, "SR-IOV: opened all %u VF reps for this PF", n);
-    app_.devices[pf]->images.sriov()->on_control = [this, pf](const pcie::SriovState& b, const pcie::SriovState& a) {
+    env_.log.info(kMainThread, "SR-IOV: opened all %u VF reps for this PF", n);
+    devs_.devices[pf]->images.sriov()->on_control = [this, pf](const pcie::SriovState& b, const pcie::SriovState& a) {
       on_control(pf, b, a);
     };
   }
@@ -41,25 +42,25 @@ Sriov::Sriov(AppState& app) : app_(app), total_vfs_(unsigned(app.opt.total_vfs))
 
 void Sriov::on_control(unsigned pf, const pcie::SriovState& before, const pcie::SriovState& after) {
   if (before.vfe == after.vfe) return;
-  app_.log.info(kMainThread, "SR-IOV VFE: %d -> %d (NumVFs=%u, TotalVFs=%u)", int(before.vfe), int(after.vfe),
+  env_.log.info(kMainThread, "SR-IOV VFE: %d -> %d (NumVFs=%u, TotalVFs=%u)", int(before.vfe), int(after.vfe),
                 unsigned(after.num_vfs), total_vfs_);
   WorkItem it;
   it.type = WorkType::VF_FAN_OUT;
   it.arg = pf;
   it.arg2 = after.vfe ? 1 : 0;
-  if (!app_.wq.submit(it) && !app_.wq.shut_down())
-    app_.log.error(kMainThread, "SR-IOV: failed to queue VFE %d -> %d for PF[%u]", int(before.vfe), int(after.vfe), pf);
+  if (!work_.wq.submit(it) && !work_.wq.shut_down())
+    env_.log.error(kMainThread, "SR-IOV: failed to queue VFE %d -> %d for PF[%u]", int(before.vfe), int(after.vfe), pf);
 }
 
 void Sriov::start_slot(VfSlot& vf) {
   if (!vf.fn) {
-    vf.fn = std::make_unique<pcie::Function>("ep" + std::to_string(vf.pf) + ".vf" + std::to_string(vf.slot), app_.ctx);
-    init_vf_image(*vf.fn, unsigned(app_.opt.max_queue_pairs));
+    vf.fn = std::make_unique<pcie::Function>("ep" + std::to_string(vf.pf) + ".vf" + std::to_string(vf.slot), env_.ctx);
+    init_vf_image(*vf.fn, unsigned(env_.opt.max_queue_pairs));
     vf.fn->on_flr = [this, &vf] { handle_vf_flr(vf); };
-    VnetOptions vf_opt = app_.opt;
+    VnetOptions vf_opt = env_.opt;
     vf_opt.total_vfs = 0;  // a VF has no SR-IOV capability of its own
-    vf.dev = std::make_unique<VirtioPciDevice>(vf.pf, vf_opt, app_.ctx, app_.log);
-    vf.dev->set_mac(app_.opt.vf_mac(vf.g));
+    vf.dev = std::make_unique<VirtioPciDevice>(vf.pf, vf_opt, env_.ctx, env_.log);
+    vf.dev->set_mac(env_.opt.vf_mac(vf.g));
     functions_.create_msix(vf);
   } else {
     vf.fn->cfg.reset();
@@ -69,15 +70,15 @@ void Sriov::start_slot(VfSlot& vf) {
 }
 
 bool Sriov::serve_memory(const tlp::Header& h, const uint8_t* data, const std::function<void(pcie::Tlp*)>& send_up) {
-  for (unsigned pf = 0; pf < app_.num_ep(); ++pf) {
-    if (!app_.controllers[pf].device_present) continue;
-    const pcie::SriovState& st = app_.devices[pf]->images.sriov()->state();
+  for (unsigned pf = 0; pf < devs_.num_ep(); ++pf) {
+    if (!devs_.controllers[pf].device_present) continue;
+    const pcie::SriovState& st = devs_.devices[pf]->images.sriov()->state();
     const int k = st.vf_at(h.address);
     if (k < 0) continue;
     VfSlot& vf = vfs_[pf * total_vfs_ + unsigned(k)];
     const uint64_t off = h.address - st.vf_bar_base(unsigned(k));
     if (!vf.active) {  // no tlp_dev: nobody completes it
-      if (h.type == tlp::Type::MRd) send_up(pcie::make_error_completion(app_.ctx.pool, h, rid(vf), tlp::CplStatus::UR));
+      if (h.type == tlp::Type::MRd) send_up(pcie::make_error_completion(env_.ctx.pool, h, rid(vf), tlp::CplStatus::UR));
       return true;
     }
     if (h.type == tlp::Type::MRd) functions_.mmio_read(vf, off, h, send_up);
@@ -93,18 +94,18 @@ void Sriov::fan_out(unsigned pf, bool enable, pcie::Activity& w) {
     VfSlot& vf = vfs_[pf * n + s];
     if (enable) {
       if (vf.active) continue;
-      w.then(app_.cost(timing::work_vf_tlp_dev_start_ps), [this, &vf] {
+      w.then(env_.cost(timing::work_vf_tlp_dev_start_ps), [this, &vf] {
         start_slot(vf);
-        app_.log.info(kWorkerThread, "SR-IOV: VF[vf_index=%u] tlp_dev started", vf.g);
+        env_.log.info(kWorkerThread, "SR-IOV: VF[vf_index=%u] tlp_dev started", vf.g);
       });
     } else {
       if (!vf.active) continue;
       functions_.destroy_engine(vf, w, "VF disable");
-      w.then(app_.cost(timing::work_vf_tlp_dev_stop_ps), [this, &vf] {
+      w.then(env_.cost(timing::work_vf_tlp_dev_stop_ps), [this, &vf] {
         // stop_vf_slot: engine destroy (when the guest brought one up), then tlp_dev stop.
         functions_.stop_datapath(vf);
         vf.active = false;
-        app_.log.info(kWorkerThread, "SR-IOV: VF[vf_index=%u] tlp_dev stopped", vf.g);
+        env_.log.info(kWorkerThread, "SR-IOV: VF[vf_index=%u] tlp_dev stopped", vf.g);
       });
     }
   }
@@ -112,9 +113,9 @@ void Sriov::fan_out(unsigned pf, bool enable, pcie::Activity& w) {
     unsigned active = 0;
     for (unsigned s = 0; s < n; ++s) active += vfs_[pf * n + s].active ? 1 : 0;
     if (enable)
-      app_.log.info(kWorkerThread, "SR-IOV VFE 0->1 fan-out: %u/%u slots started (%u failed)", active, n, n - active);
+      env_.log.info(kWorkerThread, "SR-IOV VFE 0->1 fan-out: %u/%u slots started (%u failed)", active, n, n - active);
     else
-      app_.log.info(kWorkerThread, "SR-IOV VFE 1->0: %u/%u slots stopped", n - active, n);
+      env_.log.info(kWorkerThread, "SR-IOV VFE 1->0: %u/%u slots stopped", n - active, n);
   });
 }
 
@@ -135,7 +136,7 @@ void Sriov::config_write(VfSlot& vf, uint16_t offset, uint32_t data, uint8_t fir
 // vnet_pci_device_handle_vf_flr on PE1.
 void Sriov::handle_vf_flr(VfSlot& vf) {
   if (vf.flr_in_progress) {
-    app_.log.info(kMainThread, "SR-IOV: VF[slot=%u, vf_index=%u] FLR coalesced (reset already in progress)", vf.slot,
+    env_.log.info(kMainThread, "SR-IOV: VF[slot=%u, vf_index=%u] FLR coalesced (reset already in progress)", vf.slot,
                   vf.g);
     return;
   }
@@ -144,14 +145,14 @@ void Sriov::handle_vf_flr(VfSlot& vf) {
   vf.fn->cfg.reset();  // the host reads a clean config space at once
   vf.msix->reset();
   functions_.quiesce(vf);  // no DMA or interrupt of the VF's continues past its FLR (PCIe r5.0 §6.6.2)
-  app_.log.info(kMainThread, "SR-IOV: VF[slot=%u, vf_index=%u] FLR - config space reset, queueing VF_FLR_RESET",
+  env_.log.info(kMainThread, "SR-IOV: VF[slot=%u, vf_index=%u] FLR - config space reset, queueing VF_FLR_RESET",
                 vf.slot, vf.g);
   WorkItem it;
   it.type = WorkType::VF_FLR_RESET;
   it.arg = vf.g;
-  if (!app_.wq.submit(it)) {
+  if (!work_.wq.submit(it)) {
     vf.flr_in_progress = false;  // nobody else would clear it
-    if (!app_.wq.shut_down()) app_.log.error(kMainThread, "SR-IOV: failed to queue VF_FLR_RESET for VF[vf_index=%u]", vf.g);
+    if (!work_.wq.shut_down()) env_.log.error(kMainThread, "SR-IOV: failed to queue VF_FLR_RESET for VF[vf_index=%u]", vf.g);
   }
 }
 
@@ -160,18 +161,18 @@ void Sriov::flr_reset(unsigned g, pcie::Activity& w) {
   VfSlot& vf = vfs_[g];
   if (!vf.active) {
     vf.flr_in_progress = false;
-    app_.log.warn(kWorkerThread, "SR-IOV: VF[vf_index=%u] FLR reset skipped - slot stopped", g);
+    env_.log.warn(kWorkerThread, "SR-IOV: VF[vf_index=%u] FLR reset skipped - slot stopped", g);
     return;
   }
   functions_.destroy_engine(vf, w, "FLR");
-  w.then(app_.cost(timing::work_vf_tlp_dev_stop_ps), [this, &vf] {
+  w.then(env_.cost(timing::work_vf_tlp_dev_stop_ps), [this, &vf] {
     functions_.stop_datapath(vf);
-    app_.log.info(kWorkerThread, "SR-IOV: VF[vf_index=%u] tlp_dev stopped (FLR)", vf.g);
+    env_.log.info(kWorkerThread, "SR-IOV: VF[vf_index=%u] tlp_dev stopped (FLR)", vf.g);
   });
-  w.then(app_.cost(timing::work_vf_tlp_dev_start_ps), [this, &vf] {
+  w.then(env_.cost(timing::work_vf_tlp_dev_start_ps), [this, &vf] {
     vf.flr_in_progress = false;
-    app_.log.info(kWorkerThread, "SR-IOV: VF[vf_index=%u] tlp_dev started", vf.g);
-    app_.log.info(kWorkerThread, "SR-IOV: VF[slot=%u, vf_index=%u] FLR complete", vf.slot, vf.g);
+    env_.log.info(kWorkerThread, "SR-IOV: VF[vf_index=%u] tlp_dev started", vf.g);
+    env_.log.info(kWorkerThread, "SR-IOV: VF[slot=%u, vf_index=%u] FLR complete", vf.slot, vf.g);
   });
 }
 
@@ -182,8 +183,8 @@ Sriov::~Sriov() {
 }
 
 std::optional<std::pair<unsigned, uint64_t>> Sriov::vf_firmware_at(unsigned pf, uint64_t address) const {
-  if (pf >= app_.num_ep() || !app_.controllers[pf].device_present) return std::nullopt;
-  const pcie::SriovState& st = app_.devices[pf]->images.sriov()->state();
+  if (pf >= devs_.num_ep() || !devs_.controllers[pf].device_present) return std::nullopt;
+  const pcie::SriovState& st = devs_.devices[pf]->images.sriov()->state();
   const int k = st.vf_at(address);
   if (k < 0 || !vfs_[pf * total_vfs_ + unsigned(k)].active) return std::nullopt;
   const uint64_t off = address - st.vf_bar_base(unsigned(k));
@@ -204,7 +205,7 @@ void Sriov::attach_endpoint(unsigned pf, VnetEndpoint& ep) {
 }
 
 VfNetPort* Sriov::network_port(unsigned pf, unsigned slot) {
-  if (pf >= app_.num_ep() || slot >= total_vfs_) return nullptr;
+  if (pf >= devs_.num_ep() || slot >= total_vfs_) return nullptr;
   return vfs_[pf * total_vfs_ + slot].port.get();
 }
 
@@ -212,13 +213,13 @@ unsigned Sriov::live_datapaths(unsigned pf) const {
   unsigned live = 0;
   for (unsigned s = 0; s < total_vfs_; ++s) {
     const VfSlot& vf = vfs_[pf * total_vfs_ + s];
-    live += vf.engine && vf.engine->engine_enabled() ? 1 : 0;
+    live += vf.engine && vf.engine->vqs().engine_enabled() ? 1 : 0;
   }
   return live;
 }
 
 std::string Sriov::unplug_refusal(unsigned pf) const {
-  const bool vfe = app_.devices[pf]->images.sriov()->state().vfe;
+  const bool vfe = devs_.devices[pf]->images.sriov()->state().vfe;
   const unsigned live = live_datapaths(pf);
   if (!vfe && live == 0) return "";
   char buf[200];

@@ -40,7 +40,7 @@ class VnetEndpoint;
 class Sriov {
  public:
   // Hooks each PF's SR-IOV Control and logs the start-up lines. Only with --total-vfs.
-  explicit Sriov(AppState& app);
+  Sriov(AppEnv& env, AppDevices& devs, AppWork& work);
   ~Sriov();
   Sriov(const Sriov&) = delete;
   Sriov& operator=(const Sriov&) = delete;
@@ -75,14 +75,16 @@ class Sriov {
   VfNetPort* network_port(unsigned pf, unsigned slot);
   uint64_t frames_in_flight() const { return functions_.frames_in_flight(); }
   // The VF's Routing ID (ARI: the PF's + First VF Offset + slot x VF Stride).
-  uint16_t rid(const VfSlot& vf) const { return vf_rid(app_, vf); }
+  uint16_t rid(const VfSlot& vf) const { return vf_rid(devs_, vf); }
 
  private:
   void on_control(unsigned pf, const pcie::SriovState& before, const pcie::SriovState& after);
   void handle_vf_flr(VfSlot& vf);
   void start_slot(VfSlot& vf);
 
-  AppState& app_;
+  AppEnv& env_;
+  AppDevices& devs_;
+  AppWork& work_;
   const unsigned total_vfs_;
   std::vector<VfSlot> vfs_;
   VfFunctions functions_;

@@ -22,9 +22,9 @@ void VfFunctions::mmio_read(VfSlot& vf, uint64_t off, const tlp::Header& h,
   const unsigned len = h.length_dw;
   // The firmware's regions (MSI-X table, PBA, doorbells) go to the PF's endpoint (vf_firmware_at).
   if (len == 0 || len > 2 || off >= VNET_BAR0_MSIX_TABLE) {
-    app_.log.debug(kMainThread, "SR-IOV: VF[vf_index=%u] mmio read at 0x%lx (%u DW) not served", vf.g,
+    env_.log.debug(kMainThread, "SR-IOV: VF[vf_index=%u] mmio read at 0x%lx (%u DW) not served", vf.g,
                    static_cast<unsigned long>(off), len);
-    return send_up(pcie::make_error_completion(app_.ctx.pool, h, vf_rid(app_, vf), tlp::CplStatus::UR));
+    return send_up(pcie::make_error_completion(env_.ctx.pool, h, vf_rid(devs_, vf), tlp::CplStatus::UR));
   }
   auto read_dw = [&](unsigned k, uint8_t) {
     const uint64_t dw_off = off + 4 * k;
@@ -33,8 +33,8 @@ void VfFunctions::mmio_read(VfSlot& vf, uint64_t off, const tlp::Header& h,
       return bytes::get_le32(vf.dev->net_config() + (dw_off - VNET_BAR0_DEVICE_CFG));
     return VNET_MMIO_UNSUPPORTED_PATTERN;
   };
-  const pcie::Function& pf = app_.devices[vf.pf]->images.virtio();
-  pcie::complete_register_read(app_.ctx.pool, h, vf_rid(app_, vf), pf.max_payload_size(), pf.read_completion_boundary(),
+  const pcie::Function& pf = devs_.devices[vf.pf]->images.virtio();
+  pcie::complete_register_read(env_.ctx.pool, h, vf_rid(devs_, vf), pf.max_payload_size(), pf.read_completion_boundary(),
                                read_dw, send_up);
 }
 
@@ -53,7 +53,7 @@ void VfFunctions::status_written(unsigned g, uint8_t old_status, uint8_t new_sta
 
 void VfFunctions::device_reset(unsigned g) {
   VfSlot& vf = vfs_[g];
-  app_.log.info(kMainThread, "SR-IOV: VF[slot=%u, vf_index=%u] device reset", vf.slot, vf.g);
+  env_.log.info(kMainThread, "SR-IOV: VF[slot=%u, vf_index=%u] device reset", vf.slot, vf.g);
   const bool had_engine = vf.engine_started;
   quiesce(vf);  // the device uses no ring after its reset (virtio 1.2 §2.4)
   vf.dev->reset_registers();
@@ -65,14 +65,14 @@ void VfFunctions::features_ok(unsigned g) {
   VfSlot& vf = vfs_[g];
   vf.dev->latch_negotiated();
   const bool mq = vf.dev->negotiated_features() & virtio::bit(virtio::VIRTIO_NET_F_MQ);
-  app_.log.info(kMainThread, "SR-IOV: VF[slot=%u, vf_index=%u] FEATURES_OK - queueing engine bring-up (mq=%d)", vf.slot,
+  env_.log.info(kMainThread, "SR-IOV: VF[slot=%u, vf_index=%u] FEATURES_OK - queueing engine bring-up (mq=%d)", vf.slot,
                 vf.g, int(mq));
   queue_stage(vf, VF_STAGE_FEATURES_OK);
 }
 
 void VfFunctions::driver_ok(unsigned g) {
   VfSlot& vf = vfs_[g];
-  app_.log.info(kMainThread, "SR-IOV: VF[slot=%u, vf_index=%u] DRIVER_OK - queueing engine enable", vf.slot, vf.g);
+  env_.log.info(kMainThread, "SR-IOV: VF[slot=%u, vf_index=%u] DRIVER_OK - queueing engine enable", vf.slot, vf.g);
   queue_stage(vf, VF_STAGE_DRIVER_OK);
 }
 
@@ -83,8 +83,8 @@ void VfFunctions::queue_stage(VfSlot& vf, unsigned stage) {
   it.type = WorkType::VF_BRINGUP;
   it.arg = vf.g;
   it.arg2 = vf_stage_arg(stage, vf.generation);
-  if (!app_.wq.submit(it) && !app_.wq.shut_down())
-    app_.log.error(kMainThread, "SR-IOV: failed to queue bring-up stage %u for VF[vf_index=%u]", stage, vf.g);
+  if (!work_.wq.submit(it) && !work_.wq.shut_down())
+    env_.log.error(kMainThread, "SR-IOV: failed to queue bring-up stage %u for VF[vf_index=%u]", stage, vf.g);
 }
 
 // The two-stage lazy bring-up (vf_engine_create+start, vf_vqs_create, vf_io_context at
@@ -93,63 +93,63 @@ void VfFunctions::bringup(unsigned g, uint32_t stage_gen, pcie::Activity& w) {
   VfSlot& vf = vfs_[g];
   const unsigned stage = stage_gen & 3, gen = stage_gen >> 2;
   if (gen != vf.generation || !vf.active) {
-    app_.log.info(kWorkerThread, "SR-IOV: VF[vf_index=%u] stale bring-up stage %u skipped (generation %u, now %u)", g,
+    env_.log.info(kWorkerThread, "SR-IOV: VF[vf_index=%u] stale bring-up stage %u skipped (generation %u, now %u)", g,
                   stage, gen, vf.generation);
     return;
   }
-  const unsigned q = unsigned(app_.opt.max_queue_pairs), nvq = VNET_TOTAL_VQS(q);
+  const unsigned q = unsigned(env_.opt.max_queue_pairs), nvq = VNET_TOTAL_VQS(q);
   // Each step checks the generation again: a reset or an FLR between steps leaves the rest.
   auto live = [&vf, gen] { return gen == vf.generation && vf.active; };
   if (stage == VF_STAGE_TEARDOWN) {
     destroy_engine(vf, w, "device reset");
   } else if (stage == VF_STAGE_FEATURES_OK) {
     if (vf.engine_started) return;
-    w.then(app_.cost(timing::work_engine_start_ps), [this, &vf, nvq, live] {
+    w.then(env_.cost(timing::work_engine_start_ps), [this, &vf, nvq, live] {
       if (!live()) return;
       create_engine(vf);
-      vf.engine->engine_start();
+      vf.engine->vqs().engine_start();
       vf.engine_started = true;
-      app_.log.info(kWorkerThread, "SR-IOV: VF[vf_index=%u] offload engine created (idle, %u VQs, MTU=%d)", vf.g,
-                    nvq, app_.opt.mtu);
-      app_.log.info(kWorkerThread,
+      env_.log.info(kWorkerThread, "SR-IOV: VF[vf_index=%u] offload engine created (idle, %u VQs, MTU=%d)", vf.g,
+                    nvq, env_.opt.mtu);
+      env_.log.info(kWorkerThread,
                     "SR-IOV: VF[vf_index=%u] engine representor: vhca_id=0x%04x ifindex=%u (add to OVS bridge for RX)",
                     vf.g, kVfVhcaIdBase + vf.g, kVfIfindexBase + vf.g);
     });
     for (unsigned k = 0; k < nvq; ++k)
-      w.then(app_.cost(timing::work_vq_create_ps), [&vf, k, live] {
-        if (live() && vf.engine) vf.engine->vq_create(k);
+      w.then(env_.cost(timing::work_vq_create_ps), [&vf, k, live] {
+        if (live() && vf.engine) vf.engine->vqs().vq_create(k);
       });
     w.then([this, &vf, q, live] {
       if (!live() || !vf.engine) return;
       vf.vqs_created = true;
-      app_.log.info(kWorkerThread, "SR-IOV: VF[vf_index=%u] created %u queue pair(s) + CVQ", vf.g, q);
+      env_.log.info(kWorkerThread, "SR-IOV: VF[vf_index=%u] created %u queue pair(s) + CVQ", vf.g, q);
     });
-    w.then(app_.cost(timing::work_io_ctx_create_ps), [this, &vf, q, live] {
+    w.then(env_.cost(timing::work_io_ctx_create_ps), [this, &vf, q, live] {
       if (!live() || !vf.engine) return;
-      vf.engine->cvq_bind(2 * q, [this, &vf](CtrlReq req) { ctrl_req_arrived(vf, std::move(req)); });
+      vf.engine->cvq().bind(2 * q, [this, &vf](CtrlReq req) { ctrl_req_arrived(vf, std::move(req)); });
       vf.io_ctx_started = true;
-      app_.log.info(kWorkerThread, "SR-IOV: VF[vf_index=%u] CVQ IO context started", vf.g);
+      env_.log.info(kWorkerThread, "SR-IOV: VF[vf_index=%u] CVQ IO context started", vf.g);
     });
   } else {
     if (!vf.io_ctx_started || vf.engine_enabled) return;
     // The queues the driver enabled, configured from the register file's shadows and started.
     for (unsigned k = 0; k < nvq; ++k)
-      w.then(app_.cost(timing::work_vq_start_ps), [&vf, k, live] {
+      w.then(env_.cost(timing::work_vq_start_ps), [&vf, k, live] {
         if (!live() || !vf.engine) return;
         const VqShadow& sh = vf.dev->shadow(k);
         if (!sh.enable) return;
-        vf.engine->vq_set_conf(k, VqConf{sh.size, sh.msix, sh.desc, sh.driver, sh.device});
-        vf.engine->vq_start(k);
+        vf.engine->vqs().vq_set_conf(k, VqConf{sh.size, sh.msix, sh.desc, sh.driver, sh.device});
+        vf.engine->vqs().vq_start(k);
       });
-    w.then(app_.cost(timing::work_vq_group_enable_ps), [&vf, nvq, live] {
-      if (live() && vf.engine) vf.engine->vq_group_enable(0, nvq - 1);
+    w.then(env_.cost(timing::work_vq_group_enable_ps), [&vf, nvq, live] {
+      if (live() && vf.engine) vf.engine->vqs().vq_group_enable(0, nvq - 1);
     });
-    w.then(app_.cost(timing::work_engine_enable_ps), [this, &vf, q, live] {
+    w.then(env_.cost(timing::work_engine_enable_ps), [this, &vf, q, live] {
       if (!live() || !vf.engine) return;
-      vf.engine->engine_enable();
+      vf.engine->vqs().engine_enable();
       vf.engine_enabled = true;
       vf.num_active_qps = q;
-      app_.log.info(kWorkerThread, "SR-IOV: VF[vf_index=%u] datapath operational (engine enabled, %u queue pair(s))",
+      env_.log.info(kWorkerThread, "SR-IOV: VF[vf_index=%u] datapath operational (engine enabled, %u queue pair(s))",
                     vf.g, q);
     });
   }
@@ -157,11 +157,11 @@ void VfFunctions::bringup(unsigned g, uint32_t stage_gen, pcie::Activity& w) {
 
 void VfFunctions::destroy_engine(VfSlot& vf, pcie::Activity& w, const char* why) {
   if (!vf.engine_started) return;
-  w.then(app_.cost(timing::work_engine_destroy_ps), [this, &vf, why] {
+  w.then(env_.cost(timing::work_engine_destroy_ps), [this, &vf, why] {
     drop_engine(vf);
     vf.engine_started = vf.vqs_created = vf.engine_enabled = vf.io_ctx_started = false;
     vf.num_active_qps = 0;
-    app_.log.info(kWorkerThread, "SR-IOV: VF[vf_index=%u] engine destroyed (%s)", vf.g, why);
+    env_.log.info(kWorkerThread, "SR-IOV: VF[vf_index=%u] engine destroyed (%s)", vf.g, why);
   });
 }
 
@@ -184,8 +184,8 @@ void VfFunctions::ctrl_req_arrived(VfSlot& vf, CtrlReq req) {
   it.type = WorkType::VF_CTRL_REQ;
   it.arg = vf.g;
   it.arg2 = vf.generation;
-  if (!app_.wq.submit(it) && !app_.wq.shut_down())
-    app_.log.error(kMainThread, "SR-IOV: failed to queue a control request of VF[vf_index=%u]", vf.g);
+  if (!work_.wq.submit(it) && !work_.wq.shut_down())
+    env_.log.error(kMainThread, "SR-IOV: failed to queue a control request of VF[vf_index=%u]", vf.g);
 }
 
 void VfFunctions::ctrl_reqs(unsigned g, uint32_t gen, pcie::Activity& w) {
@@ -194,16 +194,16 @@ void VfFunctions::ctrl_reqs(unsigned g, uint32_t gen, pcie::Activity& w) {
   while (!vf.ctrl.empty()) {
     CtrlReq req = std::move(vf.ctrl.front());
     vf.ctrl.pop_front();
-    app_.log.info(kWorkerThread, "ctrl_req received: cls=%u, cmd=%u, controller=VF[vf_index=%u]", unsigned(req.cls),
+    env_.log.info(kWorkerThread, "ctrl_req received: cls=%u, cmd=%u, controller=VF[vf_index=%u]", unsigned(req.cls),
                   unsigned(req.cmd), g);
-    w.then(app_.cost(timing::work_vq_group_enable_ps), [this, &vf, gen, req] {
+    w.then(env_.cost(timing::work_vq_group_enable_ps), [this, &vf, gen, req] {
       if (gen != vf.generation || !vf.engine) return;
       uint8_t status = virtio::VIRTIO_NET_ERR;
       switch (VirtioFunction::ctrl_kind(req)) {
         case VirtioFunction::CtrlKind::BACKEND: status = virtio::VIRTIO_NET_OK; break;  // as for a PF
         case VirtioFunction::CtrlKind::MQ_VQ_PAIRS_SET: status = vq_pairs_set(vf, req); break;
         default:
-          app_.log.warn(kWorkerThread, "SR-IOV: VF[vf_index=%u] unsupported ctrl class %u cmd %u", vf.g,
+          env_.log.warn(kWorkerThread, "SR-IOV: VF[vf_index=%u] unsupported ctrl class %u cmd %u", vf.g,
                         unsigned(req.cls), unsigned(req.cmd));
       }
       vf.engine->ctrl_req_complete(req.head, status);
@@ -212,15 +212,15 @@ void VfFunctions::ctrl_reqs(unsigned g, uint32_t gen, pcie::Activity& w) {
 }
 
 uint8_t VfFunctions::vq_pairs_set(VfSlot& vf, const CtrlReq& req) {
-  const unsigned max = unsigned(app_.opt.max_queue_pairs);
+  const unsigned max = unsigned(env_.opt.max_queue_pairs);
   const unsigned n = VirtioFunction::vq_pairs(req).value_or(0);
   if (!VirtioFunction::vq_pairs_valid(n, max)) {
-    app_.log.error(kWorkerThread, "SR-IOV: VF[vf_index=%u] invalid num_qps: %u (valid: 1-%u)", vf.g, n, max);
+    env_.log.error(kWorkerThread, "SR-IOV: VF[vf_index=%u] invalid num_qps: %u (valid: 1-%u)", vf.g, n, max);
     return virtio::VIRTIO_NET_ERR;
   }
-  app_.log.info(kWorkerThread, "SR-IOV: VF[vf_index=%u] MQ_VQ_PAIRS_SET: %u -> %u QPs", vf.g, vf.num_active_qps, n);
-  if (n < max) vf.engine->vq_group_disable(2 * n, 2 * max - 1);
-  vf.engine->vq_group_enable(0, 2 * n - 1);
+  env_.log.info(kWorkerThread, "SR-IOV: VF[vf_index=%u] MQ_VQ_PAIRS_SET: %u -> %u QPs", vf.g, vf.num_active_qps, n);
+  if (n < max) vf.engine->vqs().vq_group_disable(2 * n, 2 * max - 1);
+  vf.engine->vqs().vq_group_enable(0, 2 * n - 1);
   vf.num_active_qps = n;
   return virtio::VIRTIO_NET_OK;
 }

@@ -40,7 +40,8 @@ namespace dpusim::vnet {
 
 class VfFunctions : private VirtioFunction::Lifecycle {
  public:
-  VfFunctions(AppState& app, std::vector<VfSlot>& vfs) : app_(app), vfs_(vfs), function_(*this) {}
+  VfFunctions(AppEnv& env, AppDevices& devs, AppWork& work, std::vector<VfSlot>& vfs)
+      : env_(env), devs_(devs), work_(work), vfs_(vfs), function_(*this) {}
 
   // A started VF's BAR0 below its firmware regions (PE1).
   void mmio_read(VfSlot& vf, uint64_t off, const tlp::Header& h, const std::function<void(pcie::Tlp*)>& send_up);
@@ -79,7 +80,9 @@ class VfFunctions : private VirtioFunction::Lifecycle {
   void ctrl_req_arrived(VfSlot& vf, CtrlReq req);
   uint8_t vq_pairs_set(VfSlot& vf, const CtrlReq& req);
 
-  AppState& app_;
+  AppEnv& env_;
+  AppDevices& devs_;
+  AppWork& work_;
   std::vector<VfSlot>& vfs_;
   VirtioFunction function_;
 };

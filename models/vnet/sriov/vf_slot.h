@@ -56,6 +56,6 @@ struct VfSlot {
 };
 
 // The VF's Routing ID (the PF's SR-IOV capability: the PF's + First VF Offset + slot x VF Stride).
-uint16_t vf_rid(const AppState& app, const VfSlot& vf);
+uint16_t vf_rid(const AppDevices& devs, const VfSlot& vf);
 
 }  // namespace dpusim::vnet

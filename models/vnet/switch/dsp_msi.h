@@ -26,7 +26,7 @@ namespace dpusim::vnet {
 class DspMsi {
  public:
   // `send_up` puts a TLP on the DPU's link to the host.
-  DspMsi(AppState& app, const AcgSpec& acg, std::function<void(pcie::Tlp*)> send_up);
+  DspMsi(AppEnv& env, AppPorts& ports, const AcgSpec& acg, std::function<void(pcie::Tlp*)> send_up);
   // The application's init_acg_queue (at startup, in both modes).
   void init();
   // The channel starts: firmware posts its initial credits, and schedules its scripted grants.
@@ -53,7 +53,8 @@ class DspMsi {
     bool pending = false;
     uint64_t since_ps = 0;
   };
-  AppState& app_;
+  AppEnv& env_;
+  AppPorts& ports_;
   AcgSpec spec_;
   AcgQueue acg_;
   std::function<void(pcie::Tlp*)> send_up_;

@@ -25,7 +25,7 @@ inline constexpr uint64_t kUnplugTimeoutSec = 30;
 
 class Slots {
  public:
-  Slots(AppState& app, DspMsi& msi, Cleanup& cleanup);
+  Slots(AppEnv& env, AppPorts& ports, AppDevices& devs, AppWork& work, DspMsi& msi, Cleanup& cleanup);
 
   // What the DSP image's Slot Control writes do (bridge_image.h SlotEvents).
   void slot_power(unsigned i, bool on);
@@ -57,7 +57,10 @@ class Slots {
     uint64_t start_ps = 0;
     uint64_t current = 0;  // which armed timer is current
   };
-  AppState& app_;
+  AppEnv& env_;
+  AppPorts& ports_;
+  AppDevices& devs_;
+  AppWork& work_;
   DspMsi& msi_;
   Cleanup& cleanup_;
   std::vector<UnplugTimer> timers_;

@@ -97,10 +97,10 @@ void VirtioPciDevice::save_selected_queue() {
 CommonWriteEffect VirtioPciDevice::write_common_dw(uint16_t dw_off, uint32_t data, uint8_t be) {
   CommonWriteEffect e;
   const auto saved = regs_;
-  // Step 2: merge the enabled bytes.
+  // The enabled bytes merged.
   for (unsigned i = 0; i < 4; ++i)
     if (be & (1u << i)) regs_[dw_off + i] = uint8_t(data >> (8 * i));
-  // Step 3: one read-only field changed rolls back the whole file (the whole DW is lost).
+  // One read-only field changed rolls back the whole file (the whole DW is lost).
   for (const auto& [off, width] : {std::pair{VIRTIO_PCI_COMMON_DF, 4u}, {VIRTIO_PCI_COMMON_NUMQ, 2u},
                                    {VIRTIO_PCI_COMMON_CFGGENERATION, 1u}, {VIRTIO_PCI_COMMON_ADM_Q_IDX, 2u},
                                    {VIRTIO_PCI_COMMON_ADM_Q_NUM, 2u}}) {
@@ -114,21 +114,21 @@ CommonWriteEffect VirtioPciDevice::write_common_dw(uint16_t dw_off, uint32_t dat
   }
   auto old16 = [&](uint16_t off) { return uint32_t(saved[off] | saved[off + 1] << 8); };
   auto old32 = [&](uint16_t off) { return get_le32(&saved[off]); };
-  // Step 4: device_feature_select reloads device_feature.
+  // device_feature_select reloads device_feature.
   const uint32_t dfsel = common(VIRTIO_PCI_COMMON_DFSELECT, 4);
   if (dfsel != old32(VIRTIO_PCI_COMMON_DFSELECT)) {
     const uint32_t half = dfsel == 0 ? uint32_t(device_features_) : dfsel == 1 ? uint32_t(device_features_ >> 32) : 0;
     set_common(VIRTIO_PCI_COMMON_DF, 4, half);
     e.version_1_visible = dfsel == 1 && (device_features_ & bit(VIRTIO_F_VERSION_1));
   }
-  // Step 5: driver_feature_select latches the register into the old half (only selects 0 and
+  // driver_feature_select latches the register into the old half (only selects 0 and
   // 1) and reloads it from the new one. With Linux's write order the high half is never latched.
   const uint32_t gfsel = common(VIRTIO_PCI_COMMON_GFSELECT, 4), old_gfsel = old32(VIRTIO_PCI_COMMON_GFSELECT);
   if (gfsel != old_gfsel) {
     if (old_gfsel <= 1) driver_half_[old_gfsel] = old32(VIRTIO_PCI_COMMON_GF);
     set_common(VIRTIO_PCI_COMMON_GF, 4, gfsel <= 1 ? driver_half_[gfsel] : 0);
   }
-  // Step 6: queue_select saves the live window into the old queue's shadow, loads the new one.
+  // queue_select saves the live window into the old queue's shadow, loads the new one.
   const unsigned qsel = queue_select(), old_qsel = old16(VIRTIO_PCI_COMMON_Q_SELECT);
   if (qsel != old_qsel) {
     VqShadow live;
@@ -142,7 +142,7 @@ CommonWriteEffect VirtioPciDevice::write_common_dw(uint16_t dw_off, uint32_t dat
     if (old_qsel < shadow_.size()) shadow_[old_qsel] = live;
     load_queue(qsel);
   } else if (qsel < shadow_.size()) {
-    // Step 7: queue enable or address completion, compared with the shadow.
+    // Queue enable or address completion, compared with the shadow.
     const VqShadow live = live_queue();
     VqShadow& sh = shadow_[qsel];
     if (live.enable && !sh.enable) {

@@ -3,8 +3,9 @@
 // shadow array, the driver-feature halves and the per-device guards (reset generation, cancel
 // flag, reset-hold state, the status callback's own copy of the status).
 //
-// This file holds the register-level rules of one common-config DW write (its common-config write handler, steps 2-7);
-// what a write sets in motion (logs, work items, the status callback) is the TLP service's.
+// This file holds the register-level rules of one common-config DW write (merge, read-only
+// rollback, the select registers, queue enable); what a write sets in motion (logs, work items,
+// the status callback) is the virtio function's (virtio_function.h).
 #pragma once
 
 #include <array>
@@ -31,13 +32,13 @@ struct VqShadow {
 enum class ResetStatusState { IDLE, HELD, RELEASE_PENDING };
 const char* reset_status_state_name(ResetStatusState s);
 
-// What a common-config DW write did at the register level (steps 2-7 of the write handler).
+// What a common-config DW write did at the register level.
 struct CommonWriteEffect {
-  bool rolled_back = false;          // step 3: an RO field changed, the whole file restored
-  bool version_1_visible = false;    // step 4: select 1 with VERSION_1 offered
-  std::optional<unsigned> vq_config;  // step 7: submit VQ_CONFIG for this queue
+  bool rolled_back = false;          // an RO field changed: the whole file restored
+  bool version_1_visible = false;    // device_feature_select 1 with VERSION_1 offered
+  std::optional<unsigned> vq_config;  // submit VQ_CONFIG for this queue
   bool vq_enabled_edge = false;      // ... because enable went 0 -> 1 (else: addresses completed)
-  bool status_changed = false;       // step 8 follows
+  bool status_changed = false;       // device_status changed: the status callback runs
   uint8_t old_status = 0, new_status = 0;
 };
 
@@ -60,7 +61,8 @@ class VirtioPciDevice {
   const uint8_t* net_config() const { return net_.data(); }
   uint8_t* net_config() { return net_.data(); }
 
-  // Steps 2-7 of the write handler for a write of `data` with byte enables `be` to the DW at `dw_off` (< 0x40).
+  // The register-level effect of a write of `data` with byte enables `be` to the DW at `dw_off`
+  // (< 0x40): the enabled bytes merged, then the rules of CommonWriteEffect's fields.
   CommonWriteEffect write_common_dw(uint16_t dw_off, uint32_t data, uint8_t be);
   // The reset: the register file back to its reset state (selects, config vector and generation
   // kept).
@@ -74,7 +76,6 @@ class VirtioPciDevice {
   // Copies the selected queue's live registers into its shadow (DRIVER_OK does).
   void save_selected_queue();
 
-  uint64_t device_features() const { return device_features_; }
   uint64_t negotiated_features() const { return negotiated_; }
   // FEATURES_OK: the negotiated value as the application computes it from the latched halves.
   void latch_negotiated() { negotiated_ = uint64_t(driver_half_[1]) << 32 | driver_half_[0]; }

@@ -11,8 +11,8 @@
 namespace dpusim::vnet {
 
 // set_conf of queue q (the operation; its cost is the caller's step).
-void set_vq_conf(AppState& app, unsigned ep, unsigned q, const VqShadow& sh);
+void set_vq_conf(AppDevices& devs, unsigned ep, unsigned q, const VqShadow& sh);
 // VQ_CONFIG's set_conf as a step of the worker, with its cost and its "configured" line.
-void configure_vq(AppState& app, unsigned ep, unsigned q, const VqShadow& sh, pcie::Activity& worker);
+void configure_vq(AppEnv& env, AppDevices& devs, unsigned ep, unsigned q, const VqShadow& sh, pcie::Activity& worker);
 
 }  // namespace dpusim::vnet

@@ -82,7 +82,7 @@ TEST(Command, StaticModeRefusesHotplugAndASpeedChangeNeedsTheConfigVector) {
                                           vnet::kWorkerThread),
                                      line("error", "Speed change failed: DOCA_ERROR_BAD_STATE", vnet::kWorkerThread)}));
   // During the shutdown wait stdin is ignored.
-  b.app.state().shutting_down = true;
+  b.app.primary().state().shutting_down = true;
   const uint64_t late = b.app.command("speed 0 1000");
   b.run_for(kUs);
   EXPECT_EQ(b.command_result(late)["outcome"], "IGNORED");

@@ -78,7 +78,7 @@ TEST(CvqHandler, VqPairsSetIsValidatedAgainstTheControllersMaximum) {
                                       "num_qps unchanged"}));
   EXPECT_EQ(b.events.line_level("Invalid num_qps: 9 (valid: 1-8)"), "error");
   EXPECT_EQ(b.ctl(0).num_active_qps, 1u);
-  EXPECT_EQ(b.app.mq_start().spawned_threads(), 0u);
+  EXPECT_EQ(b.app.primary().mq_start().spawned_threads(), 0u);
 }
 
 TEST(CvqHandler, AnIncreaseIsAnsweredAtOnceAndADecreaseOnlyOnceItIsDone) {
@@ -105,6 +105,6 @@ TEST(CvqHandler, AnIncreaseIsAnsweredAtOnceAndADecreaseOnlyOnceItIsDone) {
   EXPECT_EQ(b.host_byte(shrink), VIRTIO_NET_OK);
   EXPECT_GT(b.ack_time(shrink), stopped);
   EXPECT_EQ(b.ctl(0).num_active_qps, 1u);
-  for (unsigned q = 2; q < 6; ++q) EXPECT_EQ(b.ep(0).vq_state(q), vnet::VqState::STOPPED) << "VQ" << q;
-  EXPECT_EQ(b.ep(0).vq_state(0), vnet::VqState::ENABLED);
+  for (unsigned q = 2; q < 6; ++q) EXPECT_EQ(b.ep(0).vqs().vq_state(q), vnet::VqState::STOPPED) << "VQ" << q;
+  EXPECT_EQ(b.ep(0).vqs().vq_state(0), vnet::VqState::ENABLED);
 }

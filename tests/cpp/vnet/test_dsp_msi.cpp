@@ -43,7 +43,7 @@ TEST(DspMsi, AnMsiIsAMemoryWriteFromTheDspWithTheMessageData) {
   b.enumerate();
   b.enable_dsp_msi(1, 0xfee00000, 0x4021);
   const size_t m = b.events.mark();
-  EXPECT_EQ(b.app.msi().send(1, vnet::kMainThread), nullptr);
+  EXPECT_EQ(b.app.primary().msi().send(1, vnet::kMainThread), nullptr);
   b.run_for(kMs);
   const auto mwr = b.host.of_type(tlp::Type::MWr);
   ASSERT_EQ(mwr.size(), 1u);
@@ -80,7 +80,7 @@ TEST(DspMsi, AnAddressAbove4GiBTakesA4DwHeader) {
   b.enumerate();
   b.enable_dsp_msi(0, 0x123456780ull, 0x7);
   const size_t m = b.events.mark();
-  EXPECT_EQ(b.app.msi().send(0, vnet::kMainThread), nullptr);
+  EXPECT_EQ(b.app.primary().msi().send(0, vnet::kMainThread), nullptr);
   b.run_for(kMs);
   const auto mwr = b.host.of_type(tlp::Type::MWr);
   ASSERT_EQ(mwr.size(), 1u);
@@ -99,12 +99,12 @@ TEST(DspMsi, WithoutMsiEnabledOrAnAddressItIsBadStateAndUsesNoCredit) {
   VnetBench b(1, 1);
   b.enumerate();
   size_t m = b.events.mark();
-  EXPECT_STREQ(b.app.msi().send(0, vnet::kMainThread), "DOCA_ERROR_BAD_STATE");
+  EXPECT_STREQ(b.app.primary().msi().send(0, vnet::kMainThread), "DOCA_ERROR_BAD_STATE");
   EXPECT_EQ(b.events.lines("vnet.main", m), (std::vector<std::string>{"MSI not enabled (Message Control=0x0080)"}));
   b.host.cfg_write(VnetBench::dsp_bdf(0), vnet::TLP_BRIDGE_MSI_CAP + pci::PCI_MSI_FLAGS, 2, 0x0081);
   b.run_for(kMs);
   m = b.events.mark();
-  EXPECT_STREQ(b.app.msi().send(0, vnet::kMainThread), "DOCA_ERROR_BAD_STATE");
+  EXPECT_STREQ(b.app.primary().msi().send(0, vnet::kMainThread), "DOCA_ERROR_BAD_STATE");
   EXPECT_EQ(b.events.lines("vnet.main", m), (std::vector<std::string>{"MSI address not configured by Host"}));
   EXPECT_EQ(b.app.acg_credits(), 16u);
   EXPECT_EQ(b.events.count("acg_credit", {{"op", "used"}}), 0u);
@@ -123,7 +123,7 @@ TEST(DspMsi, CreditsAreCachedUpToTheCapacityTheRestFlushed) {
   EXPECT_EQ(got, (std::vector<std::string>{"ACG enabled for MSI interrupts", "ACG queue initialized: capacity=4", want[0], want[1], want[2], want[3], want[4], want[5]}));
   EXPECT_EQ(b.events.count("acg_credit", {{"op", "flush"}, {"count", 4}}), 2u);
   const size_t m = b.events.mark();
-  b.app.msi().flush();  // shutdown returns the cached credits
+  b.app.primary().msi().flush();  // shutdown returns the cached credits
   EXPECT_EQ(b.events.lines("vnet.main", m), (std::vector<std::string>{"Flushed 4 ACG credits"}));
   EXPECT_EQ(b.app.acg_credits(), 0u);
 }
@@ -158,7 +158,7 @@ TEST(DspMsi, ASlotEventsMsiIsRetriedOneMainLoopPeriodAfterACreditArrives) {
   ASSERT_EQ(scheduled.size(), 1u);
   EXPECT_EQ(scheduled[0]["time_ps"].get<uint64_t>(), n);
   EXPECT_EQ(b.events.line_time("DSP[0] plug: ACG exhausted, scheduling MSI retry"), n);
-  EXPECT_TRUE(b.app.msi().trace_retry[0]);
+  EXPECT_TRUE(b.app.primary().msi().trace_retry[0]);
   EXPECT_TRUE(b.host.rc.msis().empty());
   b.run_to(3 * kSec);
   const uint64_t retry = 2 * kSec + b.param(vnet::timing::main_loop_ps);
@@ -168,7 +168,7 @@ TEST(DspMsi, ASlotEventsMsiIsRetriedOneMainLoopPeriodAfterACreditArrives) {
   EXPECT_EQ(b.events.line_time("DSP[0] MSI retry succeeded"), retry);
   ASSERT_EQ(b.host.rc.msis().size(), 1u);
   EXPECT_EQ(b.host.rc.msis()[0].data, 0x41u);
-  EXPECT_FALSE(b.app.msi().trace_retry[0]);
+  EXPECT_FALSE(b.app.primary().msi().trace_retry[0]);
   EXPECT_EQ(b.app.acg_credits(), 0u);
 }
 

@@ -20,7 +20,7 @@ uint64_t qp_cost(const VnetBench& b) {
 // reset does; runs until all is done and returns the time of the start.
 uint64_t start_then_cancel(VnetBench& b, unsigned old_qps, unsigned new_qps) {
   const uint64_t t = b.now();
-  b.app.mq_start().spawn(0, old_qps, new_qps, vnet::kWorkerThread);
+  b.app.primary().mq_start().spawn(0, old_qps, new_qps, vnet::kWorkerThread);
   b.at(t + 10 * kMs, [&b] { b.dev(0).cancel_in_progress = true; });
   b.settle();
   return t;
@@ -33,12 +33,12 @@ TEST(MqStart, AtMostTwoThreadsRunAndAThirdWaitsForASlot) {
   b.probe();
   const uint64_t t = b.now(), one = qp_cost(b) + b.param(work_vq_group_enable_ps);
   const size_t m = b.events.mark();
-  b.app.mq_start().spawn(0, 1, 2, vnet::kWorkerThread);
-  b.app.mq_start().spawn(0, 2, 3, vnet::kWorkerThread);
-  b.app.mq_start().spawn(0, 3, 4, vnet::kWorkerThread);
+  b.app.primary().mq_start().spawn(0, 1, 2, vnet::kWorkerThread);
+  b.app.primary().mq_start().spawn(0, 2, 3, vnet::kWorkerThread);
+  b.app.primary().mq_start().spawn(0, 3, 4, vnet::kWorkerThread);
   EXPECT_EQ(b.ctl(0).mq_threads, 3u);
   b.run_for(kMs);
-  EXPECT_EQ(b.app.mq_start().trace_running, 2u);
+  EXPECT_EQ(b.app.primary().mq_start().trace_running, 2u);
   b.settle();
 
   for (const char* spawned : {"MQ start QPs 1 -> 2 spawned as joinable thread (parallel execution)",
@@ -63,10 +63,10 @@ TEST(MqStart, AtMostTwoThreadsRunAndAThirdWaitsForASlot) {
             t + 2 * b.param(work_vq_set_conf_ps) + 2 * b.param(work_vq_start_ps));
   EXPECT_EQ(b.events.line_time("Background thread: MQ start QPs 3 -> 4 completed successfully", m), t + 2 * one);
   EXPECT_EQ(b.ctl(0).num_active_qps, 4u);
-  for (unsigned q = 2; q < 8; ++q) EXPECT_EQ(b.ep(0).vq_state(q), vnet::VqState::ENABLED) << "VQ" << q;
+  for (unsigned q = 2; q < 8; ++q) EXPECT_EQ(b.ep(0).vqs().vq_state(q), vnet::VqState::ENABLED) << "VQ" << q;
   EXPECT_EQ(b.ctl(0).mq_threads, 0u);
-  EXPECT_EQ(b.app.mq_start().trace_running, 0u);
-  EXPECT_TRUE(b.app.mq_start().all_joined());
+  EXPECT_EQ(b.app.primary().mq_start().trace_running, 0u);
+  EXPECT_TRUE(b.app.primary().mq_start().all_joined());
 }
 
 TEST(MqStart, TheCancelFlagIsCheckedBeforeEachQueuePair) {
@@ -81,12 +81,12 @@ TEST(MqStart, TheCancelFlagIsCheckedBeforeEachQueuePair) {
   EXPECT_EQ(b.events.line_time("Background thread: MQ start QPs failed: cancelled by device reset", m), check2);
   EXPECT_EQ(b.events.line_level("Background thread: MQ start QPs failed: cancelled by device reset"), "error");
   EXPECT_EQ(b.events.line_count("Successfully started QPs 1-3", m), 0u);
-  EXPECT_EQ(b.ep(0).vq_state(2), vnet::VqState::STARTED);  // never enabled
-  EXPECT_EQ(b.ep(0).vq_state(3), vnet::VqState::STARTED);
-  for (unsigned q = 4; q < 8; ++q) EXPECT_EQ(b.ep(0).vq_state(q), vnet::VqState::CREATED) << "VQ" << q;
+  EXPECT_EQ(b.ep(0).vqs().vq_state(2), vnet::VqState::STARTED);  // never enabled
+  EXPECT_EQ(b.ep(0).vqs().vq_state(3), vnet::VqState::STARTED);
+  for (unsigned q = 4; q < 8; ++q) EXPECT_EQ(b.ep(0).vqs().vq_state(q), vnet::VqState::CREATED) << "VQ" << q;
   EXPECT_EQ(b.ctl(0).num_active_qps, 1u);
   EXPECT_EQ(b.ctl(0).mq_threads, 0u);
-  EXPECT_TRUE(b.app.mq_start().all_joined());
+  EXPECT_TRUE(b.app.primary().mq_start().all_joined());
   EXPECT_EQ(b.events.count("work_queued", {{"type", "PCI_CFG_WORK_CREATE_STATS_LIST"}}, m), 0u);
 }
 
@@ -99,23 +99,23 @@ TEST(MqStart, ACancelAfterTheLastCheckStillEnablesTheGroup) {
   EXPECT_EQ(b.events.line_time("Successfully started QPs 1-1", m), end);
   EXPECT_EQ(b.events.line_time("Background thread: MQ start QPs 1 -> 2 completed successfully", m), end);
   EXPECT_EQ(b.ctl(0).num_active_qps, 2u);
-  EXPECT_EQ(b.ep(0).vq_state(2), vnet::VqState::ENABLED);
-  EXPECT_EQ(b.ep(0).vq_state(3), vnet::VqState::ENABLED);
+  EXPECT_EQ(b.ep(0).vqs().vq_state(2), vnet::VqState::ENABLED);
+  EXPECT_EQ(b.ep(0).vqs().vq_state(3), vnet::VqState::ENABLED);
 }
 
 TEST(MqStart, InStaticModeAnIncreaseWaitsUntilEveryControllerIsLive) {
   VnetBench b(2, 0);
   b.probe();
   ASSERT_TRUE(b.ctl(0).initial_data_qps_deferred);
-  ASSERT_TRUE(b.app.mq_start().controller_ready(0));
-  ASSERT_FALSE(b.app.mq_start().controller_ready(1));
+  ASSERT_TRUE(b.app.primary().mq_start().controller_ready(0));
+  ASSERT_FALSE(b.app.primary().mq_start().controller_ready(1));
   const uint64_t ack = b.send_ctrl(0, virtio::VIRTIO_NET_CTRL_MQ, virtio::VIRTIO_NET_CTRL_MQ_VQ_PAIRS_SET, {4, 0});
   b.settle();
   // Answered OK at once, the start held back; QP0 counts as not started yet.
   EXPECT_EQ(b.host_byte(ack), virtio::VIRTIO_NET_OK);
   EXPECT_EQ(b.events.line_count("MQ_VQ_PAIRS_SET: 1 -> 4 QPs"), 1u);
   EXPECT_EQ(b.events.line_count("MQ defer: deferring MQ start 0 -> 4 until all 2 static devices are live"), 1u);
-  EXPECT_EQ(b.app.mq_start().spawned_threads(), 0u);
+  EXPECT_EQ(b.app.primary().mq_start().spawned_threads(), 0u);
   EXPECT_EQ(b.ctl(0).deferred_mq, (std::optional<std::pair<unsigned, unsigned>>{{0u, 4u}}));
 
   const size_t m = b.events.mark();
@@ -133,5 +133,5 @@ TEST(MqStart, InStaticModeAnIncreaseWaitsUntilEveryControllerIsLive) {
   EXPECT_EQ(b.ctl(0).num_active_qps, 4u);
   EXPECT_FALSE(b.ctl(0).initial_data_qps_deferred);
   EXPECT_FALSE(b.ctl(0).deferred_mq.has_value());
-  for (unsigned q = 0; q < 8; ++q) EXPECT_EQ(b.ep(0).vq_state(q), vnet::VqState::ENABLED) << "VQ" << q;
+  for (unsigned q = 0; q < 8; ++q) EXPECT_EQ(b.ep(0).vqs().vq_state(q), vnet::VqState::ENABLED) << "VQ" << q;
 }

@@ -260,7 +260,7 @@ TEST(Pe1, ADestroyedEndpointIsUnreachableByConfigAndByItsOldBar) {
   VnetBench b(1, 0);
   b.enumerate();
   const size_t before = b.host.received.size();
-  b.app.slots().set_device_present(0, false);  // the destroy zeroes the internal BARs
+  b.app.primary().slots().set_device_present(0, false);  // the destroy zeroes the internal BARs
   const Op cfg = b.host.cfg_read(VnetBench::ep_bdf(0), 0x00);
   const Op rd = b.host.mem_read(VnetBench::bar(0) + 0x14, 4);
   b.run_for(kMs);

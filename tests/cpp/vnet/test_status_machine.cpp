@@ -208,9 +208,9 @@ TEST(StatusMachine, AReadOnlyFieldInTheDwRollsTheWholeWriteBack) {
   const size_t m = b.events.mark();
   // Status 0x01 and config_generation 2 in one DW: the generation is read-only, so the status
   // byte goes too.
-  b.app.status().common_write(0, VIRTIO_PCI_COMMON_STATUS, 0x00000201, 0xf);
+  b.app.primary().status().common_write(0, VIRTIO_PCI_COMMON_STATUS, 0x00000201, 0xf);
   // config_msix_vector 1 and num_queues 5.
-  b.app.status().common_write(0, VIRTIO_PCI_COMMON_MSIX, 0x00050001, 0xf);
+  b.app.primary().status().common_write(0, VIRTIO_PCI_COMMON_MSIX, 0x00050001, 0xf);
   b.run_for(kUs);
   EXPECT_EQ(b.events.lines("", m), (std::vector<std::string>{"pci_cfg: attempt to overwrite RO field: ROLLBACK",
                                                              "pci_cfg: attempt to overwrite RO field: ROLLBACK"}));
@@ -228,9 +228,9 @@ TEST(StatusMachine, DeviceNeedsResetSetsTheBitAndRaisesTheConfigVector) {
   b.enable_msix(0, 3, 0xfee00000, 0x33);
   const size_t msis = b.host.rc.msis().size();
 
-  b.app.status().device_needs_reset(0, "VQ1: descriptor 0 has zero length");
+  b.app.primary().status().device_needs_reset(0, "VQ1: descriptor 0 has zero length");
   b.common(0, VIRTIO_PCI_COMMON_MSIX, 2, VIRTIO_MSI_NO_VECTOR);
-  b.app.status().device_needs_reset(0, "VQ0: descriptor 0 has zero length");
+  b.app.primary().status().device_needs_reset(0, "VQ0: descriptor 0 has zero length");
   b.settle();
   const auto ev = b.events.find("device_needs_reset");
   ASSERT_EQ(ev.size(), 2u);

@@ -1,4 +1,4 @@
-// The common-config register file of one endpoint (the write handler's steps 2-7, the reset), with
+// The common-config register file of one endpoint (one DW write's register rules, the reset), with
 // the writes a driver makes, one DW at a time as PE1 applies them.
 #include <gtest/gtest.h>
 

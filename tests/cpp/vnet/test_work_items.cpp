@@ -61,7 +61,7 @@ TEST(WorkItems, WithoutMqOnlyQueuePairZeroIsCreatedAndTheIoContextIsNot) {
   EXPECT_EQ(b.events.count("vq_state", {{"state", "CREATED"}}, m), 2u);
   // Single-QP mode leaves initialisation in progress: the controller is never "ready".
   EXPECT_TRUE(b.ctl(0).initialization_in_progress);
-  EXPECT_FALSE(b.app.mq_start().controller_ready(0));
+  EXPECT_FALSE(b.app.primary().mq_start().controller_ready(0));
 }
 
 TEST(WorkItems, StartAndEnableNeedsDriverOkAndTheFirstQueuePairConfigured) {
@@ -100,8 +100,8 @@ TEST(WorkItems, StartAndEnableNeedsDriverOkAndTheFirstQueuePairConfigured) {
             started + b.param(work_engine_enable_ps) + b.param(work_counters_ps));
   EXPECT_EQ(b.events.line_count("Executing VQs start and engine enable", m), 1u);
   EXPECT_EQ(b.events.count("work_queued", {{"type", "PCI_CFG_WORK_CREATE_STATS_LIST"}}, m), 1u);
-  EXPECT_EQ(b.ep(0).vq_state(0), vnet::VqState::ENABLED);
-  EXPECT_EQ(b.ep(0).vq_state(1), vnet::VqState::ENABLED);
+  EXPECT_EQ(b.ep(0).vqs().vq_state(0), vnet::VqState::ENABLED);
+  EXPECT_EQ(b.ep(0).vqs().vq_state(1), vnet::VqState::ENABLED);
 }
 
 TEST(WorkItems, DeviceResetResetsTheRegistersAfterItsCost) {

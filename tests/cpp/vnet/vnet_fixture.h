@@ -4,8 +4,8 @@
 // in memory (support/event_record.h), and a queue to act at chosen simulated times.
 //
 // Each test builds one bench and runs the SystemC kernel itself (one test per process).
-// Components are driven through their own interfaces (app.status(), app.pe1(), app.slots()...)
-// or by the host's TLPs; `bring_up` programs a device as Linux's virtio-net probe does.
+// Components are driven through their own interfaces (the serving process's: app.primary().status(),
+// .pe1(), .slots()...) or by the host's TLPs; `bring_up` programs a device as Linux's virtio-net probe does.
 #pragma once
 
 #include <gtest/gtest.h>
@@ -66,10 +66,10 @@ class VnetBench {
   // Calls `fn` at absolute simulated time `abs_ps` (not before now).
   void at(uint64_t abs_ps, std::function<void()> fn) { drive.at(sc_core::sc_time::from_value(abs_ps - now()), std::move(fn)); }
 
-  vnet::Controller& ctl(unsigned i) { return app.controller(i); }
-  vnet::VirtioPciDevice& dev(unsigned i) { return app.device(i); }
+  vnet::Controller& ctl(unsigned i) { return app.primary().state().controllers[i]; }
+  vnet::VirtioPciDevice& dev(unsigned i) { return *app.primary().state().devices[i]; }
   vnet::VnetEndpoint& ep(unsigned i) { return inst_->endpoint(i); }
-  pcie::Link& dsp_link(unsigned i) { return *app.state().links[i]; }
+  pcie::Link& dsp_link(unsigned i) { return *app.primary().state().links[i]; }
 
   // Where enumeration puts things: USP 00:00.0, DSP i at 01:i.0 with bus 2+i below it, EP i at
   // (2+i):00.0 with its 64-bit BAR0 at bar(i).
@@ -138,14 +138,14 @@ class VnetBench {
   void common(unsigned i, uint16_t off, unsigned width, uint32_t value) {
     const unsigned lane = off & 3u;
     const uint8_t be = uint8_t(((1u << width) - 1) << lane);
-    app.status().common_write(i, uint16_t(off & ~3u), value << (8 * lane), be);
+    app.primary().status().common_write(i, uint16_t(off & ~3u), value << (8 * lane), be);
   }
   void status(unsigned i, uint8_t s) { common(i, virtio::VIRTIO_PCI_COMMON_STATUS, 1, s); }
   // A driver's reset (status 0), and the main thread run until it has finished it, as PE1 does
   // before it serves the next TLP. Not from inside the simulation (it runs the kernel).
   void reset(unsigned i) {
     status(i, 0);
-    while (!app.state().main_thread.idle()) run_for(kUs);
+    while (!app.primary().state().main_thread.idle()) run_for(kUs);
   }
 
   // Linux's virtio-net probe of endpoint i, every register write at once after the reset:
