@@ -9,7 +9,6 @@
 
 #include "dpusim/p4/limits.h"
 #include "engine_impl.h"
-#include "feature_policy.h"
 #include "loader.h"
 
 namespace dpusim::p4 {
@@ -63,9 +62,7 @@ Engine::~Engine() = default;
 std::unique_ptr<Engine> Engine::load(std::string_view json, const LoadOptions& options, LoadError* error) {
   auto impl = std::make_unique<Impl>();
   impl->options = options;
-  if (!load_program(json, options.externs, &impl->program, error)) return nullptr;
-  if (!check_v1model(impl->program, error)) return nullptr;
-  if (!check_feature_policy(impl->program, options.features, error)) return nullptr;
+  if (!load_program(json, options.externs, options.features, &impl->program, error)) return nullptr;
   impl->init_tables();
   impl->runtime.init(impl->program);
   impl->exec = std::make_unique<Executor>(impl->program, impl->tables, impl->runtime);
