@@ -448,30 +448,30 @@ bool SwitchCli::mc_command(const std::string& cmd, const std::vector<std::string
   };
   if (cmd == "mc_mgrp_create" || cmd == "mc_mgrp_destroy") {
     if (!count(args, 1, 1, error) || !handle_arg(args[0], "multicast group", &a, error)) return false;
-    if (!(cmd == "mc_mgrp_create" ? engine_.mc_group_create(a, &ue) : engine_.mc_group_destroy(a, &ue))) return engine_error(ue, error);
+    if (!(cmd == "mc_mgrp_create" ? engine_.replication().mc_group_create(a, &ue) : engine_.replication().mc_group_destroy(a, &ue))) return engine_error(ue, error);
     return true;
   }
   if (cmd == "mc_node_create") {
     std::vector<std::uint32_t> list;
     if (!count(args, 1, 4096, error) || !handle_arg(args[0], "replication id", &a, error) || !ports(1, &list)) return false;
-    if (!engine_.mc_node_create(a, list, &b, &ue)) return engine_error(ue, error);
+    if (!engine_.replication().mc_node_create(a, list, &b, &ue)) return engine_error(ue, error);
     return true;
   }
   if (cmd == "mc_node_update") {
     std::vector<std::uint32_t> list;
     if (!count(args, 1, 4096, error) || !handle_arg(args[0], "node handle", &a, error) || !ports(1, &list)) return false;
-    if (!engine_.mc_node_update(a, list, &ue)) return engine_error(ue, error);
+    if (!engine_.replication().mc_node_update(a, list, &ue)) return engine_error(ue, error);
     return true;
   }
   if (cmd == "mc_node_destroy") {
     if (!count(args, 1, 1, error) || !handle_arg(args[0], "node handle", &a, error)) return false;
-    if (!engine_.mc_node_destroy(a, &ue)) return engine_error(ue, error);
+    if (!engine_.replication().mc_node_destroy(a, &ue)) return engine_error(ue, error);
     return true;
   }
   // mc_node_associate / mc_node_dissociate <group> <node handle>
   if (!count(args, 2, 2, error) || !handle_arg(args[0], "multicast group", &a, error) || !handle_arg(args[1], "node handle", &b, error))
     return false;
-  if (!(cmd == "mc_node_associate" ? engine_.mc_node_associate(a, b, &ue) : engine_.mc_node_dissociate(a, b, &ue)))
+  if (!(cmd == "mc_node_associate" ? engine_.replication().mc_node_associate(a, b, &ue) : engine_.replication().mc_node_dissociate(a, b, &ue)))
     return engine_error(ue, error);
   return true;
 }
@@ -486,7 +486,7 @@ bool mirroring(Engine& engine, const std::string& cmd, const std::vector<std::st
   std::uint32_t session = 0, target = 0;
   if (cmd == "mirroring_delete") {
     if (!count(args, 1, 1, error) || !handle_arg(args[0], "mirroring session", &session, error)) return false;
-    return engine.mirroring_delete(session, &ue) || engine_error(ue, error);
+    return engine.replication().mirroring_delete(session, &ue) || engine_error(ue, error);
   }
   if (!count(args, 2, 2, error) || !handle_arg(args[0], "mirroring session", &session, error) ||
       !handle_arg(args[1], cmd == "mirroring_add" ? "port" : "multicast group", &target, error))
@@ -499,19 +499,19 @@ bool mirroring(Engine& engine, const std::string& cmd, const std::vector<std::st
     c.mgid_valid = true;
     c.mgid = target;
   }
-  return engine.mirroring_add(session, c, &ue) || engine_error(ue, error);
+  return engine.replication().mirroring_add(session, c, &ue) || engine_error(ue, error);
 }
 
 // counter_reset <c>, counter_read <c> <index>, counter_write <c> <index> <packets> <bytes>.
 bool counter(Engine& engine, const ObjectDesc& c, const std::string& cmd, const std::vector<std::string>& args, std::string* out,
              std::string* error) {
   UpdateError ue;
-  if (cmd == "counter_reset") return engine.counter_reset(c.name, &ue) || engine_error(ue, error);
+  if (cmd == "counter_reset") return engine.objects().counter_reset(c.name, &ue) || engine_error(ue, error);
   std::uint32_t index = 0;
   if (!handle_arg(args[1], "index", &index, error)) return false;
   if (cmd == "counter_read") {
     std::uint64_t bytes = 0, packets = 0;
-    if (!engine.counter_read(c.name, index, &bytes, &packets, &ue)) return engine_error(ue, error);
+    if (!engine.objects().counter_read(c.name, index, &bytes, &packets, &ue)) return engine_error(ue, error);
     std::ostringstream s;
     if (!c.table.empty()) s << "this is the direct counter for table " << c.table << "\n";
     s << args[0] << "[" << index << "]= (" << bytes << " bytes, " << packets << " packets)\n";
@@ -524,7 +524,7 @@ bool counter(Engine& engine, const ObjectDesc& c, const std::string& cmd, const 
     *error = "bad packet or byte count";
     return false;
   }
-  return engine.counter_write(c.name, index, bytes, packets, &ue) || engine_error(ue, error);
+  return engine.objects().counter_write(c.name, index, bytes, packets, &ue) || engine_error(ue, error);
 }
 
 // register_reset <r>, register_read <r> [<index>], register_write <r> <index> <value>.
@@ -534,7 +534,7 @@ bool register_command(Engine& engine, const ObjectDesc& r, const std::string& cm
   std::uint32_t index = 0;
   if (cmd == "register_reset") {
     if (!count(args, 1, 1, error)) return false;
-    return engine.register_reset(r.name, &ue) || engine_error(ue, error);
+    return engine.objects().register_reset(r.name, &ue) || engine_error(ue, error);
   }
   if (cmd == "register_read") {
     std::uint32_t lo = 0, hi = r.size;
@@ -546,7 +546,7 @@ bool register_command(Engine& engine, const ObjectDesc& r, const std::string& cm
     std::string list;
     for (std::uint32_t i = lo; i < hi; ++i) {
       Value v;
-      if (!engine.register_read(r.name, i, &v, &ue)) return engine_error(ue, error);
+      if (!engine.objects().register_read(r.name, i, &v, &ue)) return engine_error(ue, error);
       list += (i == lo ? "" : ", ") + v.to_decimal();
     }
     *out += args.size() == 2 ? args[0] + "[" + std::to_string(index) + "]= " + list + "\n" : args[0] + "= " + list + "\n";
@@ -558,7 +558,7 @@ bool register_command(Engine& engine, const ObjectDesc& r, const std::string& cm
     *error = "bad register value '" + args[2] + "'";
     return false;
   }
-  return engine.register_write(r.name, index, v, &ue) || engine_error(ue, error);
+  return engine.objects().register_write(r.name, index, v, &ue) || engine_error(ue, error);
 }
 
 // meter_set_rates <m> <index> <rate:burst>..., meter_array_set_rates <m> <rate:burst>...
@@ -582,17 +582,17 @@ bool meter(Engine& engine, const ObjectDesc& m, const std::string& cmd, const st
     return false;
   }
   for (std::uint32_t i = array ? 0 : index; i < (array ? m.size : index + 1); ++i)
-    if (!engine.meter_set_rates(m.name, i, rates, &ue)) return engine_error(ue, error);
+    if (!engine.objects().meter_set_rates(m.name, i, rates, &ue)) return engine_error(ue, error);
   return true;
 }
 
 // pvs_add <set> <value>, pvs_remove <set> <value>, pvs_clear <set>.
 bool value_set(Engine& engine, const ObjectDesc& v, const std::string& cmd, const std::vector<std::string>& args, std::string* error) {
   UpdateError ue;
-  if (cmd == "pvs_clear") return engine.pvs_clear(v.name, &ue) || engine_error(ue, error);
+  if (cmd == "pvs_clear") return engine.objects().pvs_clear(v.name, &ue) || engine_error(ue, error);
   Value value;
   if (!parse_cli_param(args[1], v.width, &value, error)) return false;
-  return (cmd == "pvs_add" ? engine.pvs_add(v.name, value, &ue) : engine.pvs_remove(v.name, value, &ue)) || engine_error(ue, error);
+  return (cmd == "pvs_add" ? engine.objects().pvs_add(v.name, value, &ue) : engine.objects().pvs_remove(v.name, value, &ue)) || engine_error(ue, error);
 }
 
 // set_crc16_parameters / set_crc32_parameters <calc> <poly> <init> <xor_out> <refin> <refout>.
@@ -614,7 +614,7 @@ bool crc_parameters(Engine& engine, const std::string& cmd, const std::vector<st
   bool refin, refout;
   if (!flag(args[4], &refin) || !flag(args[5], &refout)) return false;
   UpdateError ue;
-  return engine.set_crc_parameters(args[0], cmd == "set_crc16_parameters" ? 16 : 32, poly.w[0], init.w[0], xor_out.w[0], refin,
+  return engine.objects().set_crc_parameters(args[0], cmd == "set_crc16_parameters" ? 16 : 32, poly.w[0], init.w[0], xor_out.w[0], refin,
                                    refout, &ue) ||
          engine_error(ue, error);
 }
@@ -637,7 +637,7 @@ bool SwitchCli::object_command(const std::string& cmd, const std::vector<std::st
     std::uint32_t index = 0, ms = 0;
     UpdateError ue;
     if (!handle_arg(args[1], "entry handle", &index, error) || !handle_arg(args[2], "timeout", &ms, error)) return false;
-    return engine_.set_entry_timeout(t->name, index, ms, &ue) || engine_error(ue, error);
+    return engine_.objects().set_entry_timeout(t->name, index, ms, &ue) || engine_error(ue, error);
   }
   if (cmd.rfind("counter_", 0) == 0) {
     const std::size_t n = cmd == "counter_reset" ? 1 : cmd == "counter_read" ? 2 : 4;
