@@ -446,32 +446,33 @@ bool SwitchCli::mc_command(const std::string& cmd, const std::vector<std::string
     }
     return true;
   };
+  Replication& pre = engine_.replication();
   if (cmd == "mc_mgrp_create" || cmd == "mc_mgrp_destroy") {
     if (!count(args, 1, 1, error) || !handle_arg(args[0], "multicast group", &a, error)) return false;
-    if (!(cmd == "mc_mgrp_create" ? engine_.replication().mc_group_create(a, &ue) : engine_.replication().mc_group_destroy(a, &ue))) return engine_error(ue, error);
+    if (!(cmd == "mc_mgrp_create" ? pre.mc_group_create(a, &ue) : pre.mc_group_destroy(a, &ue))) return engine_error(ue, error);
     return true;
   }
   if (cmd == "mc_node_create") {
     std::vector<std::uint32_t> list;
     if (!count(args, 1, 4096, error) || !handle_arg(args[0], "replication id", &a, error) || !ports(1, &list)) return false;
-    if (!engine_.replication().mc_node_create(a, list, &b, &ue)) return engine_error(ue, error);
+    if (!pre.mc_node_create(a, list, &b, &ue)) return engine_error(ue, error);
     return true;
   }
   if (cmd == "mc_node_update") {
     std::vector<std::uint32_t> list;
     if (!count(args, 1, 4096, error) || !handle_arg(args[0], "node handle", &a, error) || !ports(1, &list)) return false;
-    if (!engine_.replication().mc_node_update(a, list, &ue)) return engine_error(ue, error);
+    if (!pre.mc_node_update(a, list, &ue)) return engine_error(ue, error);
     return true;
   }
   if (cmd == "mc_node_destroy") {
     if (!count(args, 1, 1, error) || !handle_arg(args[0], "node handle", &a, error)) return false;
-    if (!engine_.replication().mc_node_destroy(a, &ue)) return engine_error(ue, error);
+    if (!pre.mc_node_destroy(a, &ue)) return engine_error(ue, error);
     return true;
   }
   // mc_node_associate / mc_node_dissociate <group> <node handle>
   if (!count(args, 2, 2, error) || !handle_arg(args[0], "multicast group", &a, error) || !handle_arg(args[1], "node handle", &b, error))
     return false;
-  if (!(cmd == "mc_node_associate" ? engine_.replication().mc_node_associate(a, b, &ue) : engine_.replication().mc_node_dissociate(a, b, &ue)))
+  if (!(cmd == "mc_node_associate" ? pre.mc_node_associate(a, b, &ue) : pre.mc_node_dissociate(a, b, &ue)))
     return engine_error(ue, error);
   return true;
 }
@@ -589,10 +590,11 @@ bool meter(Engine& engine, const ObjectDesc& m, const std::string& cmd, const st
 // pvs_add <set> <value>, pvs_remove <set> <value>, pvs_clear <set>.
 bool value_set(Engine& engine, const ObjectDesc& v, const std::string& cmd, const std::vector<std::string>& args, std::string* error) {
   UpdateError ue;
-  if (cmd == "pvs_clear") return engine.objects().pvs_clear(v.name, &ue) || engine_error(ue, error);
+  RuntimeObjects& objects = engine.objects();
+  if (cmd == "pvs_clear") return objects.pvs_clear(v.name, &ue) || engine_error(ue, error);
   Value value;
   if (!parse_cli_param(args[1], v.width, &value, error)) return false;
-  return (cmd == "pvs_add" ? engine.objects().pvs_add(v.name, value, &ue) : engine.objects().pvs_remove(v.name, value, &ue)) || engine_error(ue, error);
+  return (cmd == "pvs_add" ? objects.pvs_add(v.name, value, &ue) : objects.pvs_remove(v.name, value, &ue)) || engine_error(ue, error);
 }
 
 // set_crc16_parameters / set_crc32_parameters <calc> <poly> <init> <xor_out> <refin> <refout>.
