@@ -122,10 +122,6 @@ class Executor {
 
  private:
   std::uint64_t parse_states();
-  // A parse state's select key, from its key parts, into st.select_key.
-  void build_select_key(const ParseState& s);
-  // The next state of the first transition the select key matches (the default's when none).
-  int select_transition(const ParseState& s);
 
   // Expressions (expr_eval.cpp).
   void eval(int node, Value& out);
