@@ -30,7 +30,7 @@ void Loader::load() {
   }
   ExprCompiler ex(p_);
   load_externs(doc_, externs_, p_);
-  load_header_types(doc_, p_);
+  p_.header_types = load_header_types(doc_);
   load_headers(doc_, p_);
   load_stacks_and_unions(doc_, p_);
   load_errors(doc_, p_);
@@ -45,8 +45,8 @@ void Loader::load() {
   load_parse_vsets(doc_, p_);
   const PrimitiveContext prims{ex, externs_, stateful};
   const std::set<std::string> duplicate_action_names = load_actions(doc_, prims);
-  load_parser(doc_, prims);
-  load_deparser(doc_, prims);
+  p_.parser = load_parser(doc_, prims);
+  p_.deparser = load_deparser(doc_, prims);
   load_pipelines(doc_, TableContext{ex, calcs, duplicate_action_names});
   stateful.bind_direct_resources();
   calcs.load_checksums(doc_);

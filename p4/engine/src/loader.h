@@ -70,7 +70,7 @@ class ExprCompiler {
 
 // --- header_types, headers, header_stacks, header_unions, errors, field_aliases ----------
 // (loader_headers.cpp), in this order: each reads what the ones before it built.
-void load_header_types(const Json& doc, Program& p);
+std::vector<HeaderTypeInfo> load_header_types(const Json& doc);
 void load_headers(const Json& doc, Program& p);
 void load_stacks_and_unions(const Json& doc, Program& p);
 void load_errors(const Json& doc, Program& p);
@@ -141,8 +141,10 @@ Prim load_primitive(const PrimitiveContext& ctx, const Json& prim, const ExprSco
 std::set<std::string> load_actions(const Json& doc, const PrimitiveContext& ctx);
 
 // --- parsers, deparsers (loader_parser.cpp) ---------------------------------------------
-void load_parser(const Json& doc, const PrimitiveContext& ctx);
-void load_deparser(const Json& doc, const PrimitiveContext& ctx);
+// The parser and the deparser simple_switch runs (named "parser" and "deparser"); one that is
+// missing is recorded in Program::not_v1model and read as empty.
+ParserInfo load_parser(const Json& doc, const PrimitiveContext& ctx);
+DeparserInfo load_deparser(const Json& doc, const PrimitiveContext& ctx);
 
 // --- pipelines (loader_pipeline.cpp) and their tables (loader_tables.cpp) ---------------
 // The tables' and conditionals' names, one namespace across pipelines (as in bmv2, where a

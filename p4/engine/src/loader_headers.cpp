@@ -7,13 +7,14 @@
 
 namespace dpusim::p4 {
 
-void load_header_types(const Json& doc, Program& p) {
+std::vector<HeaderTypeInfo> load_header_types(const Json& doc) {
   const Json& arr = jf::array(doc, "header_types", P4_MAX_HEADER_TYPES, "program");
+  std::vector<HeaderTypeInfo> types;
   std::set<std::int64_t> ids;
   std::map<std::string, int> by_name;
   for (const Json& ht : arr) {
     HeaderTypeInfo t;
-    jf::Identity me = jf::identify(ht, "header type", &ids, &by_name, static_cast<int>(p.header_types.size()));
+    jf::Identity me = jf::identify(ht, "header type", &ids, &by_name, static_cast<int>(types.size()));
     t.name = me.name;
     t.id = me.id;
     const std::string& where = me.where;
@@ -76,8 +77,9 @@ void load_header_types(const Json& doc, Program& p) {
                                           std::to_string(P4_MAX_FIELD_BITS) + "-bit limit of carried values");
       t.fields[static_cast<std::size_t>(t.varbit_field)].second = bits;
     }
-    p.header_types.push_back(std::move(t));
+    types.push_back(std::move(t));
   }
+  return types;
 }
 
 void load_headers(const Json& doc, Program& p) {
@@ -287,7 +289,7 @@ void resolve_v1model_fields(Program& p, const std::map<std::string, int>& aliase
   };
   // "A program without that field cannot say where a packet goes and is refused at load"
   // (the P4 engine guide of rocm-ernic), by every feature policy, as simple_switch refuses it
-  // (Engine::load).
+  // (load_program).
   p.f_egress_spec = role("standard_metadata.egress_spec");
   if (p.f_egress_spec < 0)
     p.not_v1model.emplace_back(LoadCode::kNoEgressSpec,

@@ -229,18 +229,18 @@ void transitions(ExprCompiler& ex, const Json& sj, int state, const StateNames& 
 }  // namespace
 }  // namespace parser_loading
 
-void load_parser(const Json& doc, const PrimitiveContext& ctx) {
+ParserInfo load_parser(const Json& doc, const PrimitiveContext& ctx) {
   Program& p = ctx.ex.p;
   using namespace parser_loading;
   const Json& parsers = jf::array(doc, "parsers", P4_MAX_PARSE_STATES, "program");
   for (const Json& pj : parsers) jf::name(pj, "parser");
   const Json* pj = find_named(parsers, "parser");
-  ParserInfo& parser = p.parser;
+  ParserInfo parser;
   parser.name = "parser";
-  if (pj == nullptr) {  // recorded; Engine::load refuses the program (check_v1model)
+  if (pj == nullptr) {  // recorded; load_program refuses the program (check_v1model)
     p.not_v1model.emplace_back(LoadCode::kDanglingRef,
                                 "program has no parser named 'parser' (simple_switch runs that one" + others(parsers) + ")");
-    return;
+    return parser;
   }
   const Json& states = jf::array(*pj, "parse_states", P4_MAX_PARSE_STATES, "parser 'parser'");
   StateNames names;
@@ -264,19 +264,21 @@ void load_parser(const Json& doc, const PrimitiveContext& ctx) {
     transition_key(ctx.ex, sj, scope, st, where);
     transitions(ctx.ex, sj, static_cast<int>(si), names, st, where);
   }
+  return parser;
 }
 
-void load_deparser(const Json& doc, const PrimitiveContext& ctx) {
+DeparserInfo load_deparser(const Json& doc, const PrimitiveContext& ctx) {
   Program& p = ctx.ex.p;
   const Json& deparsers = jf::array(doc, "deparsers", P4_MAX_PARSE_STATES, "program");
   for (const Json& dj : deparsers) jf::name(dj, "deparser");
   const Json* dj = find_named(deparsers, "deparser");
-  p.deparser.name = "deparser";
-  if (dj == nullptr) {  // recorded; Engine::load refuses the program (check_v1model)
+  DeparserInfo deparser;
+  deparser.name = "deparser";
+  if (dj == nullptr) {  // recorded; load_program refuses the program (check_v1model)
     p.not_v1model.emplace_back(LoadCode::kDanglingRef,
                                 "program has no deparser named 'deparser' (simple_switch runs that one" + others(deparsers) +
                                     ")");
-    return;
+    return deparser;
   }
   std::set<int> seen;
   for (const Json& h : jf::array(*dj, "order", P4_MAX_HEADERS, "deparser 'deparser'")) {
@@ -286,7 +288,7 @@ void load_deparser(const Json& doc, const PrimitiveContext& ctx) {
       refuse(LoadCode::kOperandKind, "deparser 'deparser' emits metadata '" + p.headers[hid].name +
                                          "': metadata is architecture state, not something to put on a wire");
     if (!seen.insert(hid).second) refuse(LoadCode::kDuplicate, "deparser 'deparser' emits header '" + p.headers[hid].name + "' twice");
-    p.deparser.order.push_back(hid);
+    deparser.order.push_back(hid);
   }
   ExprScope scope;
   const Json& prims = jf::array(*dj, "primitives", P4_MAX_PRIMITIVES, "deparser 'deparser'");
@@ -294,8 +296,9 @@ void load_deparser(const Json& doc, const PrimitiveContext& ctx) {
     Prim prim = load_primitive(ctx, prims[i], scope, "deparser 'deparser'", i, prims.size());
     if (prim.op == PrimOp::kJump || prim.op == PrimOp::kJumpIfZero)
       refuse(LoadCode::kBadJump, "deparser 'deparser' primitive " + std::to_string(i) + ": jumps are only taken inside actions");
-    p.deparser.prims.push_back(std::move(prim));
+    deparser.prims.push_back(std::move(prim));
   }
+  return deparser;
 }
 
 }  // namespace dpusim::p4

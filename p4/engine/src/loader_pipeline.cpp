@@ -63,7 +63,7 @@ void load_pipelines(const Json& doc, const TableContext& ctx) {
     else unused += (unused.empty() ? "; not run: '" : ", '") + n + "'";
   }
   // A missing pipeline is recorded and read as an empty one, so the rest of the program is
-  // still checked; Engine::load then refuses the program (check_v1model).
+  // still checked; load_program then refuses the program (check_v1model).
   static const Json kEmpty = {{"init_table", nullptr}};
   for (int pi = 0; pi < 2; ++pi) {
     if (pj[pi] != nullptr) continue;
