@@ -79,9 +79,16 @@ bool run_frames(Engine& engine, CaptureMerge& inputs, PcapWriter (&writers)[2], 
   }
 }
 
-int cmd_run(const std::vector<std::string>& args) {
+// The steps of `p4 run`, each returning its exit status (0: go on). Named apart from the
+// other commands' helpers, with which a unity batch compiles this.
+namespace run_steps {
+
+struct RunArgs {
   std::string prog, entries, in[2], out, rdma_file, impl, clock, policy;
   bool impl_given = false;
+};
+
+int parse_args(const std::vector<std::string>& args, RunArgs* a) {
   for (std::size_t i = 0; i < args.size(); ++i) {
     auto value = [&](std::string* dst) {
       if (i + 1 >= args.size() || !dst->empty()) return false;
@@ -89,106 +96,114 @@ int cmd_run(const std::vector<std::string>& args) {
       return true;
     };
     bool ok;
-    if (args[i] == "--entries") ok = value(&entries);
-    else if (args[i] == "--in0") ok = value(&in[0]);
-    else if (args[i] == "--in1") ok = value(&in[1]);
-    else if (args[i] == "--out") ok = value(&out);
-    else if (args[i] == "--rdma") ok = value(&rdma_file);
-    else if (args[i] == "--fp8-impl") ok = !impl_given && (impl_given = true) && value(&impl);
-    else if (args[i] == "--fp8-clock-ps") ok = value(&clock);
-    else if (args[i] == "--policy") ok = value(&policy);
-    else if (prog.empty() && args[i].rfind("--", 0) != 0) ok = (prog = args[i], true);
+    if (args[i] == "--entries") ok = value(&a->entries);
+    else if (args[i] == "--in0") ok = value(&a->in[0]);
+    else if (args[i] == "--in1") ok = value(&a->in[1]);
+    else if (args[i] == "--out") ok = value(&a->out);
+    else if (args[i] == "--rdma") ok = value(&a->rdma_file);
+    else if (args[i] == "--fp8-impl") ok = !a->impl_given && (a->impl_given = true) && value(&a->impl);
+    else if (args[i] == "--fp8-clock-ps") ok = value(&a->clock);
+    else if (args[i] == "--policy") ok = value(&a->policy);
+    else if (a->prog.empty() && args[i].rfind("--", 0) != 0) ok = (a->prog = args[i], true);
     else ok = false;
     if (!ok) {
       std::cerr << "dpusim p4 run: unexpected argument '" << args[i] << "'\n";
       return 2;
     }
   }
-  if (prog.empty() || out.empty()) {
+  if (a->prog.empty() || a->out.empty()) {
     std::cerr << "usage: dpusim p4 run PROG.json [--policy ernic|bmv2] [--entries UPDATES.json] [--in0 HOST.pcap] [--in1 UPLINK.pcap]\n"
                  "                         [--rdma WORK.json] [--fp8-impl cpp|rtl] [--fp8-clock-ps PS] --out DIR\n";
     return 2;
   }
-  // The device's feature set unless --policy names another (docs/p4.md, Feature policies).
-  FeaturePolicy features = FeaturePolicy::kErnic;
-  if (!policy.empty() && !policy_from_arg("run", policy, &features)) return 2;
+  return 0;
+}
+
+// The fp8 unit --fp8-impl and --fp8-clock-ps name, made before anything runs: the RTL unit is
+// a SystemC model, elaborated once.
+int make_backend(const RunArgs& a, std::unique_ptr<rdma::Fp8Backend>* backend) {
   rtl::Fp8ImplOptions fp8_options;
-  if (!clock.empty()) {
+  if (!a.clock.empty()) {
     std::size_t used = 0;
     try {
-      fp8_options.clock_ps = std::stoull(clock, &used);
+      fp8_options.clock_ps = std::stoull(a.clock, &used);
     } catch (const std::exception&) {
       used = 0;
     }
-    if (used == 0 || used != clock.size() || clock[0] == '-' || fp8_options.clock_ps == 0) {
-      std::cerr << "dpusim p4 run: --fp8-clock-ps '" << clock << "' is not a positive whole number of picoseconds\n";
+    if (used == 0 || used != a.clock.size() || a.clock[0] == '-' || fp8_options.clock_ps == 0) {
+      std::cerr << "dpusim p4 run: --fp8-clock-ps '" << a.clock << "' is not a positive whole number of picoseconds\n";
       return 2;
     }
   }
-  // Made before anything runs: the RTL unit is a SystemC model, elaborated once.
   std::string ferr;
-  std::unique_ptr<rdma::Fp8Backend> backend = rtl::make_fp8_backend(impl_given ? impl : rtl::kFp8ImplCpp, fp8_options, &ferr);
-  if (!backend) {
+  *backend = rtl::make_fp8_backend(a.impl_given ? a.impl : rtl::kFp8ImplCpp, fp8_options, &ferr);
+  if (!*backend) {
     std::cerr << "dpusim p4 run: " << ferr << "\n";
     return 2;
   }
-  LoadError error;
-  auto engine = rdma::load_device_program_file(prog, &error, features);
-  if (!engine) return refused(prog, error);
-  if (!entries.empty()) {
-    std::string text, perr;
-    std::vector<TableUpdate> updates;
-    if (!read_text(entries, &text)) {
-      std::cerr << entries << ": cannot read\n";
-      return 2;
-    }
-    if (!parse_updates(text, &updates, &perr)) {
-      std::cerr << entries << ": " << perr << "\n";
-      return 1;
-    }
-    for (std::size_t i = 0; i < updates.size(); ++i) {
-      UpdateError ue;
-      if (!engine->update(updates[i], &ue)) {
-        std::cerr << entries << ": update " << i << " (" << update_type_name(updates[i].type) << "): error["
-                  << update_code_name(ue.code) << "]: " << ue.message << "\n";
-        return 1;
-      }
-    }
+  return 0;
+}
+
+// The table updates of an --entries file, in order; the first refused one stops the run.
+int install_entries(Engine& engine, const std::string& entries) {
+  std::string text, perr;
+  std::vector<TableUpdate> updates;
+  if (!read_text(entries, &text)) {
+    std::cerr << entries << ": cannot read\n";
+    return 2;
   }
-  RdmaWork work;
-  if (!rdma_file.empty()) {
-    std::string text, werr;
-    if (!read_text(rdma_file, &text)) {
-      std::cerr << rdma_file << ": cannot read\n";
-      return 2;
-    }
-    if (!parse_rdma_work(text, &work, &werr)) {
-      std::cerr << rdma_file << ": " << werr << "\n";
+  if (!parse_updates(text, &updates, &perr)) {
+    std::cerr << entries << ": " << perr << "\n";
+    return 1;
+  }
+  for (std::size_t i = 0; i < updates.size(); ++i) {
+    UpdateError ue;
+    if (!engine.update(updates[i], &ue)) {
+      std::cerr << entries << ": update " << i << " (" << update_type_name(updates[i].type) << "): error["
+                << update_code_name(ue.code) << "]: " << ue.message << "\n";
       return 1;
     }
   }
+  return 0;
+}
+
+int read_work(const std::string& rdma_file, RdmaWork* work) {
+  std::string text, werr;
+  if (!read_text(rdma_file, &text)) {
+    std::cerr << rdma_file << ": cannot read\n";
+    return 2;
+  }
+  if (!parse_rdma_work(text, work, &werr)) {
+    std::cerr << rdma_file << ": " << werr << "\n";
+    return 1;
+  }
+  return 0;
+}
+
+// The --in0 and --in1 captures through the ports into DIR/port0.pcap and DIR/port1.pcap.
+int run_captures(Engine& engine, const RunArgs& a) {
   CaptureMerge inputs;
   for (std::uint32_t port = 0; port < 2; ++port) {
     std::string perr;
-    if (!in[port].empty() && !inputs.add(port, in[port], &perr)) {
+    if (!a.in[port].empty() && !inputs.add(port, a.in[port], &perr)) {
       std::cerr << perr << "\n";
       return 2;
     }
   }
   std::error_code ec;
-  std::filesystem::create_directories(out, ec);
+  std::filesystem::create_directories(a.out, ec);
   if (ec) {
-    std::cerr << out << ": cannot create the output folder: " << ec.message() << "\n";
+    std::cerr << a.out << ": cannot create the output folder: " << ec.message() << "\n";
     return 2;
   }
   PcapWriter writers[2];
   std::string werr;
   for (int port = 0; port < 2; ++port)
-    if (!writers[port].open(out + "/port" + std::to_string(port) + ".pcap", inputs.nanosecond(), &werr)) {
+    if (!writers[port].open(a.out + "/port" + std::to_string(port) + ".pcap", inputs.nanosecond(), &werr)) {
       std::cerr << werr << "\n";
       return 2;
     }
-  if (!run_frames(*engine, inputs, writers, &werr)) {
+  if (!run_frames(engine, inputs, writers, &werr)) {
     std::cerr << werr << "\n";
     for (auto& w : writers) w.close(&werr);  // the frames before the damage stay written
     return 2;
@@ -198,8 +213,31 @@ int cmd_run(const std::vector<std::string>& args) {
       std::cerr << werr << "\n";
       return 2;
     }
-  if (!rdma_file.empty())
-    if (int rc = run_rdma(*engine, work, *backend, out); rc != 0) return rc;
+  return 0;
+}
+
+}  // namespace run_steps
+
+int cmd_run(const std::vector<std::string>& args) {
+  using namespace run_steps;
+  RunArgs a;
+  if (int rc = parse_args(args, &a); rc != 0) return rc;
+  // The device's feature set unless --policy names another (docs/p4.md, Feature policies).
+  FeaturePolicy features = FeaturePolicy::kErnic;
+  if (!a.policy.empty() && !policy_from_arg("run", a.policy, &features)) return 2;
+  std::unique_ptr<rdma::Fp8Backend> backend;
+  if (int rc = make_backend(a, &backend); rc != 0) return rc;
+  LoadError error;
+  auto engine = rdma::load_device_program_file(a.prog, &error, features);
+  if (!engine) return refused(a.prog, error);
+  if (!a.entries.empty())
+    if (int rc = install_entries(*engine, a.entries); rc != 0) return rc;
+  RdmaWork work;
+  if (!a.rdma_file.empty())
+    if (int rc = read_work(a.rdma_file, &work); rc != 0) return rc;
+  if (int rc = run_captures(*engine, a); rc != 0) return rc;
+  if (!a.rdma_file.empty())
+    if (int rc = run_rdma(*engine, work, *backend, a.out); rc != 0) return rc;
   std::cout << engine->stats().line() << "\n";
   return 0;
 }

@@ -160,4 +160,32 @@ bool parse_cli_rate(const std::string& text, double* rate, std::uint64_t* burst)
   return b.find_first_not_of("0123456789") == std::string::npos && parse_cli_integer(b, &v) && v.fits_u64(burst);
 }
 
+namespace cli_args {
+
+bool count(const std::vector<std::string>& args, std::size_t lo, std::size_t hi, std::string* error) {
+  if (args.size() >= lo && args.size() <= hi) return true;
+  *error = lo == hi ? "takes " + std::to_string(lo) + " arguments, not " + std::to_string(args.size())
+                    : "takes " + std::to_string(lo) + " to " + std::to_string(hi) + " arguments, not " + std::to_string(args.size());
+  return false;
+}
+
+bool engine_error(const UpdateError& e, std::string* error) {
+  *error = "error[" + std::string(update_code_name(e.code)) + "]: " + e.message;
+  return false;
+}
+
+bool handle_arg(const std::string& word, const char* what, std::uint32_t* out, std::string* error) {
+  Value v;
+  std::uint64_t n = 0;
+  if (!parse_cli_integer(word, &v) || !v.fits_u64(&n) || n > 0xffffffffu) {
+    *error = std::string("bad ") + what + " '" + word + "'";
+    return false;
+  }
+  // bmv2 puts a version in the top byte of an entry handle; the index is below it.
+  *out = static_cast<std::uint32_t>(n);
+  return true;
+}
+
+}  // namespace cli_args
+
 }  // namespace dpusim::p4

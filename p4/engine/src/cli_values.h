@@ -7,6 +7,9 @@
 #include <cstdint>
 #include <string>
 
+#include <vector>
+
+#include "dpusim/p4/errors.h"
 #include "dpusim/p4/value.h"
 
 namespace dpusim::p4 {
@@ -17,5 +20,16 @@ bool parse_cli_integer(const std::string& text, Value* out);
 bool parse_cli_param(const std::string& text, int width, Value* out, std::string* error);
 // A meter rate "<units per microsecond>:<burst units>".
 bool parse_cli_rate(const std::string& text, double* rate, std::uint64_t* burst);
+
+// The argument checks of the CLI's commands (cli.cpp, cli_objects.cpp); each returns false
+// with *error set to the line simple_switch_CLI would print.
+namespace cli_args {
+// Whether a command has lo..hi arguments.
+bool count(const std::vector<std::string>& args, std::size_t lo, std::size_t hi, std::string* error);
+// An engine refusal as "error[<code>]: <message>"; always false.
+bool engine_error(const UpdateError& e, std::string* error);
+// A handle or index argument: a number that fits 32 bits.
+bool handle_arg(const std::string& word, const char* what, std::uint32_t* out, std::string* error);
+}  // namespace cli_args
 
 }  // namespace dpusim::p4

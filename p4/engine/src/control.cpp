@@ -1,8 +1,8 @@
 // The control plane's other objects, as simple_switch_CLI reaches them (bmv2's runtime
 // interface): counters, meters and registers by name and index (a direct counter or meter
 // by its table entry's handle), mirroring sessions, the packet replication engine's groups
-// and nodes, parse value sets, entry timeouts and the random seed. Every name and index is
-// checked; nothing out of range is clamped.
+// and nodes, parse value sets, entry timeouts and custom CRC parameters. Every name and index is
+// checked; nothing out of range is clamped. RuntimeObjects and Replication of engine.h.
 #include <algorithm>
 
 #include "engine_impl.h"
@@ -32,11 +32,8 @@ bool in_range(std::uint64_t index, std::uint64_t size, const std::string& what, 
   return false;
 }
 
-}  // namespace
-
 // A counter's cell: an array's, or a direct counter's by its table's entry handle.
-CounterCell* Engine::Impl::counter_cell(const std::string& name, std::uint32_t index, UpdateError* error) {
-  Engine::Impl& m = *this;
+CounterCell* counter_cell(EngineState& m, const std::string& name, std::uint32_t index, UpdateError* error) {
   int c = find_named(m.program.counter_by_name, name, "counter", error);
   if (c < 0) return nullptr;
   const CounterInfo& info = m.program.counters[static_cast<std::size_t>(c)];
@@ -55,51 +52,53 @@ CounterCell* Engine::Impl::counter_cell(const std::string& name, std::uint32_t i
   return &cells[index];
 }
 
-bool Engine::counter_read(const std::string& name, std::uint32_t index, std::uint64_t* bytes, std::uint64_t* packets,
+}  // namespace
+
+bool RuntimeObjects::counter_read(const std::string& name, std::uint32_t index, std::uint64_t* bytes, std::uint64_t* packets,
                           UpdateError* error) const {
-  CounterCell* cell = impl_->counter_cell(name, index, error);
+  CounterCell* cell = counter_cell(m_, name, index, error);
   if (cell == nullptr) return false;
   *bytes = cell->bytes;
   *packets = cell->packets;
   return true;
 }
 
-bool Engine::counter_write(const std::string& name, std::uint32_t index, std::uint64_t bytes, std::uint64_t packets,
+bool RuntimeObjects::counter_write(const std::string& name, std::uint32_t index, std::uint64_t bytes, std::uint64_t packets,
                            UpdateError* error) {
-  CounterCell* cell = impl_->counter_cell(name, index, error);
+  CounterCell* cell = counter_cell(m_, name, index, error);
   if (cell == nullptr) return false;
   cell->bytes = bytes;
   cell->packets = packets;
   return true;
 }
 
-bool Engine::counter_reset(const std::string& name, UpdateError* error) {
-  int c = find_named(impl_->program.counter_by_name, name, "counter", error);
+bool RuntimeObjects::counter_reset(const std::string& name, UpdateError* error) {
+  int c = find_named(m_.program.counter_by_name, name, "counter", error);
   if (c < 0) return false;
-  const CounterInfo& info = impl_->program.counters[static_cast<std::size_t>(c)];
-  auto& cells = info.direct_table >= 0 ? impl_->tables[static_cast<std::size_t>(info.direct_table)].entry_counters
-                                       : impl_->runtime.counters[static_cast<std::size_t>(c)];
+  const CounterInfo& info = m_.program.counters[static_cast<std::size_t>(c)];
+  auto& cells = info.direct_table >= 0 ? m_.tables[static_cast<std::size_t>(info.direct_table)].entry_counters
+                                       : m_.runtime.counters[static_cast<std::size_t>(c)];
   std::fill(cells.begin(), cells.end(), CounterCell{});
   return true;
 }
 
-bool Engine::meter_set_rates(const std::string& name, std::uint32_t index,
+bool RuntimeObjects::meter_set_rates(const std::string& name, std::uint32_t index,
                              const std::vector<std::pair<double, std::uint64_t>>& rates, UpdateError* error) {
-  int mi = find_named(impl_->program.meter_by_name, name, "meter", error);
+  int mi = find_named(m_.program.meter_by_name, name, "meter", error);
   if (mi < 0) return false;
-  const MeterInfo& info = impl_->program.meters[static_cast<std::size_t>(mi)];
+  const MeterInfo& info = m_.program.meters[static_cast<std::size_t>(mi)];
   const std::string what = "meter '" + info.name + "'";
   MeterArrayState* state;
   if (info.direct_table >= 0) {
-    TableRuntime& rt = impl_->tables[static_cast<std::size_t>(info.direct_table)];
+    TableRuntime& rt = m_.tables[static_cast<std::size_t>(info.direct_table)];
     if (index >= rt.handle_live.size() || !rt.handle_live[index]) {
-      *error = fail(UpdateCode::kIndex, what + " is direct: table '" + impl_->program.tables[static_cast<std::size_t>(info.direct_table)].name +
+      *error = fail(UpdateCode::kIndex, what + " is direct: table '" + m_.program.tables[static_cast<std::size_t>(info.direct_table)].name +
                                             "' has no entry of handle " + std::to_string(index));
       return false;
     }
     state = &rt.entry_meters;
   } else {
-    state = &impl_->runtime.meters[static_cast<std::size_t>(mi)];
+    state = &m_.runtime.meters[static_cast<std::size_t>(mi)];
     if (!in_range(index, state->configured.size(), what, error)) return false;
   }
   std::string why;
@@ -110,41 +109,41 @@ bool Engine::meter_set_rates(const std::string& name, std::uint32_t index,
   return true;
 }
 
-bool Engine::register_read(const std::string& name, std::uint32_t index, Value* value, UpdateError* error) const {
-  int r = find_named(impl_->program.register_by_name, name, "register", error);
+bool RuntimeObjects::register_read(const std::string& name, std::uint32_t index, Value* value, UpdateError* error) const {
+  int r = find_named(m_.program.register_by_name, name, "register", error);
   if (r < 0) return false;
-  const RegisterInfo& info = impl_->program.registers[static_cast<std::size_t>(r)];
+  const RegisterInfo& info = m_.program.registers[static_cast<std::size_t>(r)];
   if (!in_range(index, info.size, "register '" + info.name + "'", error)) return false;
-  const std::uint64_t* cell = &impl_->runtime.registers[static_cast<std::size_t>(r)][static_cast<std::size_t>(index) * static_cast<std::size_t>(info.nlimbs)];
+  const std::uint64_t* cell = &m_.runtime.registers[static_cast<std::size_t>(r)][static_cast<std::size_t>(index) * static_cast<std::size_t>(info.nlimbs)];
   *value = Value::zero();
   for (int l = 0; l < info.nlimbs; ++l) value->w[l] = cell[l];
   return true;
 }
 
-bool Engine::register_write(const std::string& name, std::uint32_t index, const Value& value, UpdateError* error) {
-  int r = find_named(impl_->program.register_by_name, name, "register", error);
+bool RuntimeObjects::register_write(const std::string& name, std::uint32_t index, const Value& value, UpdateError* error) {
+  int r = find_named(m_.program.register_by_name, name, "register", error);
   if (r < 0) return false;
-  const RegisterInfo& info = impl_->program.registers[static_cast<std::size_t>(r)];
+  const RegisterInfo& info = m_.program.registers[static_cast<std::size_t>(r)];
   const std::string what = "register '" + info.name + "'";
   if (!in_range(index, info.size, what, error)) return false;
   if (value.is_negative() || value.bit_length() > info.width) {
     *error = fail(UpdateCode::kValueWidth, what + ": value " + value.to_hex() + " is wider than its " + std::to_string(info.width) + " bits");
     return false;
   }
-  std::uint64_t* cell = &impl_->runtime.registers[static_cast<std::size_t>(r)][static_cast<std::size_t>(index) * static_cast<std::size_t>(info.nlimbs)];
+  std::uint64_t* cell = &m_.runtime.registers[static_cast<std::size_t>(r)][static_cast<std::size_t>(index) * static_cast<std::size_t>(info.nlimbs)];
   for (int l = 0; l < info.nlimbs; ++l) cell[l] = value.w[l];
   return true;
 }
 
-bool Engine::register_reset(const std::string& name, UpdateError* error) {
-  int r = find_named(impl_->program.register_by_name, name, "register", error);
+bool RuntimeObjects::register_reset(const std::string& name, UpdateError* error) {
+  int r = find_named(m_.program.register_by_name, name, "register", error);
   if (r < 0) return false;
-  auto& cells = impl_->runtime.registers[static_cast<std::size_t>(r)];
+  auto& cells = m_.runtime.registers[static_cast<std::size_t>(r)];
   std::fill(cells.begin(), cells.end(), 0);
   return true;
 }
 
-bool Engine::mirroring_add(std::uint32_t session, const MirrorConfig& config, UpdateError* error) {
+bool Replication::mirroring_add(std::uint32_t session, const MirrorConfig& config, UpdateError* error) {
   if (session > P4_MAX_MIRROR_SESSION) {
     *error = fail(UpdateCode::kIndex, "mirroring session " + std::to_string(session) + " is outside [0, " + std::to_string(P4_MAX_MIRROR_SESSION) + "]");
     return false;
@@ -167,39 +166,39 @@ bool Engine::mirroring_add(std::uint32_t session, const MirrorConfig& config, Up
   s.port = config.port;
   s.mgid_valid = config.mgid_valid;
   s.mgid = config.mgid;
-  impl_->runtime.mirror_sessions[session] = s;
+  m_.runtime.mirror_sessions[session] = s;
   return true;
 }
 
-bool Engine::mirroring_delete(std::uint32_t session, UpdateError* error) {
-  if (impl_->runtime.mirror_sessions.erase(session) == 0) {
+bool Replication::mirroring_delete(std::uint32_t session, UpdateError* error) {
+  if (m_.runtime.mirror_sessions.erase(session) == 0) {
     *error = fail(UpdateCode::kUnknownObject, "no mirroring session " + std::to_string(session));
     return false;
   }
   return true;
 }
 
-bool Engine::mc_group_create(std::uint32_t group, UpdateError* error) {
+bool Replication::mc_group_create(std::uint32_t group, UpdateError* error) {
   if (group == 0 || group > P4_MAX_MC_GROUP) {
     *error = fail(UpdateCode::kIndex, "multicast group " + std::to_string(group) + " is outside [1, " + std::to_string(P4_MAX_MC_GROUP) + "]");
     return false;
   }
-  if (impl_->runtime.mc_groups.count(group)) {
+  if (m_.runtime.mc_groups.count(group)) {
     *error = fail(UpdateCode::kDuplicateEntry, "multicast group " + std::to_string(group) + " exists");
     return false;
   }
-  impl_->runtime.mc_groups[group];
+  m_.runtime.mc_groups[group];
   return true;
 }
 
-bool Engine::mc_group_destroy(std::uint32_t group, UpdateError* error) {
-  auto g = impl_->runtime.mc_groups.find(group);
-  if (g == impl_->runtime.mc_groups.end()) {
+bool Replication::mc_group_destroy(std::uint32_t group, UpdateError* error) {
+  auto g = m_.runtime.mc_groups.find(group);
+  if (g == m_.runtime.mc_groups.end()) {
     *error = fail(UpdateCode::kUnknownObject, "no multicast group " + std::to_string(group));
     return false;
   }
-  for (std::uint32_t node : g->second) impl_->runtime.mc_nodes[node].group = -1;
-  impl_->runtime.mc_groups.erase(g);
+  for (std::uint32_t node : g->second) m_.runtime.mc_nodes[node].group = -1;
+  m_.runtime.mc_groups.erase(g);
   return true;
 }
 
@@ -216,13 +215,13 @@ bool check_ports(const std::vector<std::uint32_t>& ports, UpdateError* error) {
 
 }  // namespace
 
-bool Engine::mc_node_create(std::uint32_t rid, const std::vector<std::uint32_t>& ports, std::uint32_t* handle, UpdateError* error) {
+bool Replication::mc_node_create(std::uint32_t rid, const std::vector<std::uint32_t>& ports, std::uint32_t* handle, UpdateError* error) {
   if (rid > 0xffff) {
     *error = fail(UpdateCode::kIndex, "replication id " + std::to_string(rid) + " is outside [0, 65535]");
     return false;
   }
   if (!check_ports(ports, error)) return false;
-  auto& nodes = impl_->runtime.mc_nodes;
+  auto& nodes = m_.runtime.mc_nodes;
   if (nodes.size() >= P4_MAX_MC_NODES) {
     *error = fail(UpdateCode::kTableFull, "the replication engine holds " + std::to_string(P4_MAX_MC_NODES) + " nodes");
     return false;
@@ -237,9 +236,9 @@ bool Engine::mc_node_create(std::uint32_t rid, const std::vector<std::uint32_t>&
   return true;
 }
 
-bool Engine::mc_node_update(std::uint32_t handle, const std::vector<std::uint32_t>& ports, UpdateError* error) {
-  auto n = impl_->runtime.mc_nodes.find(handle);
-  if (n == impl_->runtime.mc_nodes.end()) {
+bool Replication::mc_node_update(std::uint32_t handle, const std::vector<std::uint32_t>& ports, UpdateError* error) {
+  auto n = m_.runtime.mc_nodes.find(handle);
+  if (n == m_.runtime.mc_nodes.end()) {
     *error = fail(UpdateCode::kUnknownObject, "no multicast node " + std::to_string(handle));
     return false;
   }
@@ -248,25 +247,25 @@ bool Engine::mc_node_update(std::uint32_t handle, const std::vector<std::uint32_
   return true;
 }
 
-bool Engine::mc_node_destroy(std::uint32_t handle, UpdateError* error) {
-  auto n = impl_->runtime.mc_nodes.find(handle);
-  if (n == impl_->runtime.mc_nodes.end()) {
+bool Replication::mc_node_destroy(std::uint32_t handle, UpdateError* error) {
+  auto n = m_.runtime.mc_nodes.find(handle);
+  if (n == m_.runtime.mc_nodes.end()) {
     *error = fail(UpdateCode::kUnknownObject, "no multicast node " + std::to_string(handle));
     return false;
   }
   if (n->second.group >= 0) {
-    auto& list = impl_->runtime.mc_groups[static_cast<std::uint32_t>(n->second.group)];
+    auto& list = m_.runtime.mc_groups[static_cast<std::uint32_t>(n->second.group)];
     list.erase(std::remove(list.begin(), list.end(), handle), list.end());
   }
-  impl_->runtime.mc_nodes.erase(n);
+  m_.runtime.mc_nodes.erase(n);
   return true;
 }
 
-bool Engine::mc_node_associate(std::uint32_t group, std::uint32_t handle, UpdateError* error) {
-  auto g = impl_->runtime.mc_groups.find(group);
-  auto n = impl_->runtime.mc_nodes.find(handle);
-  if (g == impl_->runtime.mc_groups.end() || n == impl_->runtime.mc_nodes.end()) {
-    *error = fail(UpdateCode::kUnknownObject, g == impl_->runtime.mc_groups.end() ? "no multicast group " + std::to_string(group)
+bool Replication::mc_node_associate(std::uint32_t group, std::uint32_t handle, UpdateError* error) {
+  auto g = m_.runtime.mc_groups.find(group);
+  auto n = m_.runtime.mc_nodes.find(handle);
+  if (g == m_.runtime.mc_groups.end() || n == m_.runtime.mc_nodes.end()) {
+    *error = fail(UpdateCode::kUnknownObject, g == m_.runtime.mc_groups.end() ? "no multicast group " + std::to_string(group)
                                                                                  : "no multicast node " + std::to_string(handle));
     return false;
   }
@@ -279,10 +278,10 @@ bool Engine::mc_node_associate(std::uint32_t group, std::uint32_t handle, Update
   return true;
 }
 
-bool Engine::mc_node_dissociate(std::uint32_t group, std::uint32_t handle, UpdateError* error) {
-  auto g = impl_->runtime.mc_groups.find(group);
-  auto n = impl_->runtime.mc_nodes.find(handle);
-  if (g == impl_->runtime.mc_groups.end() || n == impl_->runtime.mc_nodes.end() || n->second.group != static_cast<std::int64_t>(group)) {
+bool Replication::mc_node_dissociate(std::uint32_t group, std::uint32_t handle, UpdateError* error) {
+  auto g = m_.runtime.mc_groups.find(group);
+  auto n = m_.runtime.mc_nodes.find(handle);
+  if (g == m_.runtime.mc_groups.end() || n == m_.runtime.mc_nodes.end() || n->second.group != static_cast<std::int64_t>(group)) {
     *error = fail(UpdateCode::kUnknownObject, "multicast node " + std::to_string(handle) + " is not in group " + std::to_string(group));
     return false;
   }
@@ -313,10 +312,7 @@ std::vector<std::uint8_t> vset_key(const Program& p, const VsetCase& c, const Va
   return key;
 }
 
-}  // namespace
-
-int Engine::Impl::vset_index(const std::string& name, const Value& value, UpdateError* error) {
-  Engine::Impl& m = *this;
+int vset_index(const EngineState& m, const std::string& name, const Value& value, UpdateError* error) {
   int v = find_named(m.program.parse_vset_by_name, name, "parse value set", error);
   if (v < 0) return -1;
   const ParseVsetInfo& info = m.program.parse_vsets[static_cast<std::size_t>(v)];
@@ -328,18 +324,13 @@ int Engine::Impl::vset_index(const std::string& name, const Value& value, Update
   return v;
 }
 
-namespace {
-
 std::vector<std::uint8_t> vset_bytes(const Value& value, int bits) {
   std::vector<std::uint8_t> b(static_cast<std::size_t>((bits + 7) / 8));
   value.get_bytes_be(b.data(), b.size());
   return b;
 }
 
-}  // namespace
-
-void Engine::Impl::vset_rebuild(int v) {
-  Engine::Impl& m = *this;
+void vset_rebuild(EngineState& m, int v) {
   const Program& p = m.program;
   for (std::size_t c = 0; c < p.vset_cases.size(); ++c) {
     if (p.vset_cases[c].vset != v) continue;
@@ -353,45 +344,47 @@ void Engine::Impl::vset_rebuild(int v) {
   }
 }
 
-bool Engine::pvs_add(const std::string& name, const Value& value, UpdateError* error) {
-  int v = impl_->vset_index(name, value, error);
+}  // namespace
+
+bool RuntimeObjects::pvs_add(const std::string& name, const Value& value, UpdateError* error) {
+  int v = vset_index(m_, name, value, error);
   if (v < 0) return false;
-  const ParseVsetInfo& info = impl_->program.parse_vsets[static_cast<std::size_t>(v)];
-  auto& values = impl_->runtime.vset_values[static_cast<std::size_t>(v)];
+  const ParseVsetInfo& info = m_.program.parse_vsets[static_cast<std::size_t>(v)];
+  auto& values = m_.runtime.vset_values[static_cast<std::size_t>(v)];
   if (values.size() >= info.max_size && !values.count(vset_bytes(value, info.bitwidth))) {
     *error = fail(UpdateCode::kTableFull, "parse value set '" + info.name + "' full (" + std::to_string(info.max_size) + " values)");
     return false;
   }
   values.insert(vset_bytes(value, info.bitwidth));
-  impl_->vset_rebuild(v);
+  vset_rebuild(m_, v);
   return true;
 }
 
-bool Engine::pvs_remove(const std::string& name, const Value& value, UpdateError* error) {
-  int v = impl_->vset_index(name, value, error);
+bool RuntimeObjects::pvs_remove(const std::string& name, const Value& value, UpdateError* error) {
+  int v = vset_index(m_, name, value, error);
   if (v < 0) return false;
-  const ParseVsetInfo& info = impl_->program.parse_vsets[static_cast<std::size_t>(v)];
-  if (impl_->runtime.vset_values[static_cast<std::size_t>(v)].erase(vset_bytes(value, info.bitwidth)) == 0) {
+  const ParseVsetInfo& info = m_.program.parse_vsets[static_cast<std::size_t>(v)];
+  if (m_.runtime.vset_values[static_cast<std::size_t>(v)].erase(vset_bytes(value, info.bitwidth)) == 0) {
     *error = fail(UpdateCode::kNoSuchEntry, "parse value set '" + info.name + "' has no value " + value.to_hex());
     return false;
   }
-  impl_->vset_rebuild(v);
+  vset_rebuild(m_, v);
   return true;
 }
 
-bool Engine::pvs_clear(const std::string& name, UpdateError* error) {
-  int v = find_named(impl_->program.parse_vset_by_name, name, "parse value set", error);
+bool RuntimeObjects::pvs_clear(const std::string& name, UpdateError* error) {
+  int v = find_named(m_.program.parse_vset_by_name, name, "parse value set", error);
   if (v < 0) return false;
-  impl_->runtime.vset_values[static_cast<std::size_t>(v)].clear();
-  impl_->vset_rebuild(v);
+  m_.runtime.vset_values[static_cast<std::size_t>(v)].clear();
+  vset_rebuild(m_, v);
   return true;
 }
 
-bool Engine::set_entry_timeout(const std::string& table, std::uint32_t handle, std::uint64_t timeout_ms, UpdateError* error) {
-  int t = find_named(impl_->program.table_by_name, table, "table", error);
+bool RuntimeObjects::set_entry_timeout(const std::string& table, std::uint32_t handle, std::uint64_t timeout_ms, UpdateError* error) {
+  int t = find_named(m_.program.table_by_name, table, "table", error);
   if (t < 0) return false;
-  const TableInfo& info = impl_->program.tables[static_cast<std::size_t>(t)];
-  TableRuntime& rt = impl_->tables[static_cast<std::size_t>(t)];
+  const TableInfo& info = m_.program.tables[static_cast<std::size_t>(t)];
+  TableRuntime& rt = m_.tables[static_cast<std::size_t>(t)];
   if (!info.support_timeout) {
     *error = fail(UpdateCode::kBadRecord, "table '" + info.name + "' does not support idle timeouts");
     return false;
@@ -404,11 +397,11 @@ bool Engine::set_entry_timeout(const std::string& table, std::uint32_t handle, s
   return true;
 }
 
-bool Engine::set_crc_parameters(const std::string& calculation, int width, std::uint64_t poly, std::uint64_t init,
+bool RuntimeObjects::set_crc_parameters(const std::string& calculation, int width, std::uint64_t poly, std::uint64_t init,
                                 std::uint64_t xor_out, bool reflect_in, bool reflect_out, UpdateError* error) {
-  int c = find_named(impl_->program.calculation_by_name, calculation, "calculation", error);
+  int c = find_named(m_.program.calculation_by_name, calculation, "calculation", error);
   if (c < 0) return false;
-  const CalculationInfo& info = impl_->program.calculations[static_cast<std::size_t>(c)];
+  const CalculationInfo& info = m_.program.calculations[static_cast<std::size_t>(c)];
   HashAlgo want = width == 16 ? HashAlgo::kCrc16Custom : HashAlgo::kCrc32Custom;
   if (info.algo != want) {
     *error = fail(UpdateCode::kBadRecord, "calculation '" + info.name + "' is " + hash_algo_name(info.algo) + ", not " +
@@ -420,10 +413,9 @@ bool Engine::set_crc_parameters(const std::string& calculation, int width, std::
     *error = fail(UpdateCode::kValueWidth, "calculation '" + info.name + "': a parameter is wider than " + std::to_string(width) + " bits");
     return false;
   }
-  impl_->runtime.crcs[static_cast<std::size_t>(c)].init(CrcSpec{width, poly, init, xor_out, reflect_in, reflect_out});
+  m_.runtime.crcs[static_cast<std::size_t>(c)].init(CrcSpec{width, poly, init, xor_out, reflect_in, reflect_out});
   return true;
 }
 
-void Engine::set_seed(std::uint64_t seed) { impl_->runtime.rng.seed(seed); }
 
 }  // namespace dpusim::p4

@@ -9,7 +9,6 @@
 
 #include "dpusim/p4/limits.h"
 #include "engine_impl.h"
-#include "feature_policy.h"
 #include "loader.h"
 
 namespace dpusim::p4 {
@@ -37,7 +36,7 @@ std::string Stats::line() const {
   return s.str();
 }
 
-void Engine::Impl::init_tables() {
+void EngineState::init_tables() {
   tables.resize(program.tables.size());
   for (std::size_t i = 0; i < program.tables.size(); ++i) {
     const TableInfo& t = program.tables[i];
@@ -57,19 +56,17 @@ void Engine::Impl::init_tables() {
   }
 }
 
-Engine::Engine(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
+Engine::Engine(std::unique_ptr<EngineState> state) : impl_(std::move(state)) {}
 Engine::~Engine() = default;
 
 std::unique_ptr<Engine> Engine::load(std::string_view json, const LoadOptions& options, LoadError* error) {
-  auto impl = std::make_unique<Impl>();
+  auto impl = std::make_unique<EngineState>();
   impl->options = options;
-  if (!load_program(json, options.externs, &impl->program, error)) return nullptr;
-  if (!check_v1model(impl->program, error)) return nullptr;
-  if (!check_feature_policy(impl->program, options.features, error)) return nullptr;
+  if (!load_program(json, options.externs, options.features, &impl->program, error)) return nullptr;
   impl->init_tables();
   impl->runtime.init(impl->program);
   impl->exec = std::make_unique<Executor>(impl->program, impl->tables, impl->runtime);
-  if (!impl->install_const_entries(error)) return nullptr;
+  if (!impl->updates.install_const_entries(error)) return nullptr;
   return std::unique_ptr<Engine>(new Engine(std::move(impl)));
 }
 
@@ -101,11 +98,17 @@ std::unique_ptr<Engine> Engine::load_file(const std::string& path, const LoadOpt
 }
 
 bool Engine::update(const TableUpdate& u, UpdateError* error, std::uint32_t* handle) {
-  if (!u.action_profile.empty()) return impl_->apply_profile(u, error);
-  return impl_->apply(u, error, handle);
+  if (!u.action_profile.empty()) return impl_->updates.apply_profile(u, error);
+  return impl_->updates.apply(u, error, handle);
 }
+RuntimeObjects& Engine::objects() { return impl_->objects; }
+const RuntimeObjects& Engine::objects() const { return impl_->objects; }
+Replication& Engine::replication() { return impl_->replication; }
+MetadataRun& Engine::metadata() { return impl_->metadata; }
+const MetadataRun& Engine::metadata() const { return impl_->metadata; }
 const Stats& Engine::stats() const { return impl_->stats; }
 Stats& Engine::mutable_stats() { return impl_->stats; }
+void Engine::set_seed(std::uint64_t seed) { impl_->runtime.rng.seed(seed); }
 PortPolicy Engine::policy() const { return impl_->options.policy; }
 FeaturePolicy Engine::features() const { return impl_->options.features; }
 
@@ -191,19 +194,21 @@ std::vector<ObjectDesc> Engine::describe_objects() const {
 
 const LoadOptions& Engine::load_options() const { return impl_->options; }
 
-int Engine::field_handle(const std::string& name) const {
-  const Program& p = impl_->program;
+// --- MetadataRun ---------------------------------------------------------------------
+
+int MetadataRun::field_handle(const std::string& name) const {
+  const Program& p = m_.program;
   auto it = p.field_by_name.find(name);
   return it == p.field_by_name.end() ? -1 : it->second;
 }
 
-int Engine::field_width(int handle) const {
-  const Program& p = impl_->program;
+int MetadataRun::field_width(int handle) const {
+  const Program& p = m_.program;
   return handle >= 0 && handle < static_cast<int>(p.fields.size()) ? p.fields[handle].width : 0;
 }
 
-Verdict Engine::run_ingress_metadata(const std::vector<std::pair<int, Value>>& inputs) {
-  Impl& m = *impl_;
+Verdict MetadataRun::run(const std::vector<std::pair<int, Value>>& inputs) {
+  EngineState& m = m_;
   const Program& p = m.program;
   Executor& x = *m.exec;
   static const std::uint8_t kNoFrame[1] = {0};
@@ -226,12 +231,12 @@ Verdict Engine::run_ingress_metadata(const std::vector<std::pair<int, Value>>& i
   return v;
 }
 
-Value Engine::read_field(int handle) const {
+Value MetadataRun::read_field(int handle) const {
   Value v = Value::zero();
-  if (handle >= 0 && handle < static_cast<int>(impl_->program.fields.size())) impl_->exec->load_field(handle, v);
+  if (handle >= 0 && handle < static_cast<int>(m_.program.fields.size())) m_.exec->load_field(handle, v);
   return v;
 }
 
-void Engine::set_extern_context(void* context) { impl_->exec->st.extern_context = context; }
+void MetadataRun::set_extern_context(void* context) { m_.exec->st.extern_context = context; }
 
 }  // namespace dpusim::p4

@@ -1,6 +1,7 @@
-// Engine's private state, shared by engine.cpp (loading, descriptions), simple_switch.cpp
-// (the packet flow and the port policies), update.cpp (table and action profile updates)
-// and control.cpp (the other control-plane objects).
+// Engine's private state, shared by engine.cpp (loading, descriptions, the metadata-only
+// run), simple_switch.cpp (the packet flow and the port policies), update.cpp and
+// update_profile.cpp (TableUpdates: table and action profile updates) and control.cpp
+// (RuntimeObjects and Replication: the other control-plane objects).
 #pragma once
 
 #include <algorithm>
@@ -14,18 +15,9 @@
 #include "exec.h"
 #include "program.h"
 #include "runtime.h"
+#include "table_updates.h"
 
 namespace dpusim::p4 {
-
-// A key, mask and prefix checked against a table and put in the table's canonical form.
-struct CanonicalEntry {
-  std::vector<std::uint8_t> key, mask;
-  std::vector<std::uint8_t> high;  // range tables: each range field's end (start in key)
-  int prefix_bits = -1;  // LPM tables: over the whole key (exact fields count in full)
-  std::int32_t priority = 0;
-  int action = -1;       // simple tables: the action; indirect ones: the member or group reference
-  std::vector<std::uint64_t> data;
-};
 
 // A packet instance between pipelines (or the packet in flight, set aside while a copy of
 // it is made): its header vector, its bytes and simple_switch's per-packet registers. A
@@ -50,7 +42,7 @@ struct PacketJob {
   bool checksum_error = false;
 };
 
-struct Engine::Impl {
+struct EngineState {
   Program program;
   LoadOptions options;
   std::vector<TableRuntime> tables;
@@ -83,26 +75,13 @@ struct Engine::Impl {
   const std::uint8_t* input = nullptr;
   std::size_t input_len = 0;
 
+  // The control plane's ways in (update.cpp, control.cpp, engine.cpp).
+  TableUpdates updates{program, tables, runtime};
+  RuntimeObjects objects{*this};
+  Replication replication{*this};
+  MetadataRun metadata{*this};
+
   void init_tables();
-  // Installs a table's const entries (an 'entries' list) through the update path's checks.
-  bool install_const_entries(LoadError* error);
-
-  // update.cpp
-  bool apply(const TableUpdate& u, UpdateError* error, std::uint32_t* handle);
-  bool apply_profile(const TableUpdate& u, UpdateError* error);
-  bool canonical_key(const TableInfo& t, const TableUpdate& u, CanonicalEntry* e, UpdateError* error) const;
-  bool canonical_action(const TableInfo& t, const TableUpdate& u, CanonicalEntry* e, UpdateError* error);
-  // The identical entry's meta word (followed by its data and handle), or null.
-  std::uint64_t* find_entry(int table, const CanonicalEntry& e);
-  bool insert_entry(int table, const CanonicalEntry& e, UpdateError* error, std::uint32_t* handle);
-  void erase_entry(int table, const CanonicalEntry& e, std::uint64_t* meta);
-  // Member and group references of an indirect entry (kept for the in_use rule).
-  void reference(const TableInfo& t, std::uint32_t ref, int delta);
-
-  // control.cpp
-  CounterCell* counter_cell(const std::string& name, std::uint32_t index, UpdateError* error);
-  int vset_index(const std::string& name, const Value& value, UpdateError* error);
-  void vset_rebuild(int vset);
 
   // simple_switch.cpp
   void run_frame(std::uint32_t in_port, const std::uint8_t* frame, std::size_t size, std::uint64_t time_ns);

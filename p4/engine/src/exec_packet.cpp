@@ -112,6 +112,27 @@ void swap_headers(FrameState& st, const HeaderInfo& a, const HeaderInfo& b, int 
   std::swap(st.vl_bits[static_cast<std::size_t>(ia)], st.vl_bits[static_cast<std::size_t>(ib)]);
 }
 
+// The next state of a parse state: the first transition its select key (in st.select_key)
+// matches, or the default's. Internal, so that parse_states has it inlined.
+int parse_transition(const ParseState& s, FrameState& st, const Runtime& rt) {
+  for (const Transition& t : s.transitions) {
+    bool match = true;
+    if (t.vset >= 0) {
+      // A value set's members, laid out and masked as the key (bmv2's ParseVSet).
+      const auto& members = rt.vset_cases[static_cast<std::size_t>(t.vset_case)];
+      if (members.empty()) continue;
+      std::vector<std::uint8_t>& k = st.vset_key;
+      k.assign(st.select_key.begin(), st.select_key.begin() + s.key_bytes);
+      for (int i = 0; i < s.key_bytes; ++i) k[static_cast<std::size_t>(i)] &= t.mask[static_cast<std::size_t>(i)];
+      match = members.count(k) != 0;
+    } else {
+      for (int i = 0; i < s.key_bytes && match; ++i) match = (st.select_key[i] & t.mask[i]) == t.value[i];
+    }
+    if (match) return t.next;
+  }
+  return s.default_next;
+}
+
 }  // namespace
 
 // A header stack's elements are headers; a union stack's are unions, each a few headers.
@@ -352,26 +373,7 @@ std::uint64_t Executor::parse_states() {
       off += part.nbytes;
     }
     if (st.fault != nullptr) return ce.no_error;
-    int next = s.default_next;
-    for (const Transition& t : s.transitions) {
-      bool match = true;
-      if (t.vset >= 0) {
-        // A value set's members, laid out and masked as the key (bmv2's ParseVSet).
-        const auto& members = rt_.vset_cases[static_cast<std::size_t>(t.vset_case)];
-        if (members.empty()) continue;
-        std::vector<std::uint8_t>& k = st.vset_key;
-        k.assign(st.select_key.begin(), st.select_key.begin() + s.key_bytes);
-        for (int i = 0; i < s.key_bytes; ++i) k[static_cast<std::size_t>(i)] &= t.mask[static_cast<std::size_t>(i)];
-        match = members.count(k) != 0;
-      } else {
-        for (int i = 0; i < s.key_bytes && match; ++i) match = (st.select_key[i] & t.mask[i]) == t.value[i];
-      }
-      if (match) {
-        next = t.next;
-        break;
-      }
-    }
-    state = next;
+    state = parse_transition(s, st, rt_);
   }
   return ce.no_error;
 }

@@ -8,56 +8,58 @@
 
 namespace dpusim::p4 {
 
-void Loader::load_externs() {
+void load_externs(const Json& doc, const ExternRegistry* externs, Program& p) {
   std::set<std::int64_t> ids;
-  for (const Json& e : array(doc_, "extern_instances", P4_MAX_HEADERS, "program")) {
+  for (const Json& e : jf::array(doc, "extern_instances", P4_MAX_HEADERS, "program")) {
     ExternInstance inst;
-    Identity me = identify(e, "extern instance", &ids, &p_.extern_by_name, static_cast<int>(p_.externs.size()));
+    jf::Identity me = jf::identify(e, "extern instance", &ids, &p.extern_by_name, static_cast<int>(p.externs.size()));
     inst.name = me.name;
     inst.id = me.id;
     const std::string& where = me.where;
-    inst.type = string(e, "type", where);
-    check_name(inst.type, where + " type");
+    inst.type = jf::string(e, "type", where);
+    jf::check_name(inst.type, where + " type");
     // An instance of a type the target lacks loads (simple_switch instantiates nothing for
     // it); a call to it is refused by name, below.
-    const ExternType* type = externs_ == nullptr ? nullptr : externs_->find(inst.type);
-    for (const Json& a : array(e, "attribute_values", P4_MAX_ACTION_PARAMS, where)) {
-      std::string an = name(a, where + " attribute");
-      std::string at = string(a, "type", where + " attribute '" + an + "'");
+    const ExternType* type = externs == nullptr ? nullptr : externs->find(inst.type);
+    for (const Json& a : jf::array(e, "attribute_values", P4_MAX_ACTION_PARAMS, where)) {
+      std::string an = jf::name(a, where + " attribute");
+      std::string at = jf::string(a, "type", where + " attribute '" + an + "'");
       if (at == "hexstr")
-        inst.int_attributes[an] = hexstr(member(a, "value", where), where + " attribute '" + an + "'");
-      else if (at == "string" && member(a, "value", where).is_string())
-        inst.text_attributes[an] = member(a, "value", where).get<std::string>();
+        inst.int_attributes[an] = jf::hexstr(jf::member(a, "value", where), where + " attribute '" + an + "'");
+      else if (at == "string" && jf::member(a, "value", where).is_string())
+        inst.text_attributes[an] = jf::member(a, "value", where).get<std::string>();
       else
         refuse(LoadCode::kOperandKind, where + " attribute '" + an + "' of type '" + at + "' is not a hexstr or a string");
     }
     std::string error;
     if (type != nullptr && type->validate != nullptr && !type->validate(inst, &error)) refuse(LoadCode::kBadValue, where + ": " + error);
-    p_.externs.push_back(std::move(inst));
+    p.externs.push_back(std::move(inst));
   }
 }
 
-void Loader::load_actions() {
+std::set<std::string> load_actions(const Json& doc, const PrimitiveContext& ctx) {
+  Program& p = ctx.ex.p;
+  std::set<std::string> duplicate_names;
   std::set<std::int64_t> ids;
-  for (const Json& a : array(doc_, "actions", P4_MAX_ACTIONS, "program")) {
+  for (const Json& a : jf::array(doc, "actions", P4_MAX_ACTIONS, "program")) {
     ActionInfo ai;
-    Identity me = identify(a, "action", &ids, nullptr, 0);
+    jf::Identity me = jf::identify(a, "action", &ids, nullptr, 0);
     ai.name = me.name;
     ai.id = me.id;
     const std::string& where = me.where;
     // p4c gives two controls' actions of one name (NoAction, say) one name and two ids:
     // ids are unique, names only within a table (checked there).
-    if (!p_.action_by_name.emplace(ai.name, static_cast<int>(p_.actions.size())).second)
-      duplicate_action_names_.insert(ai.name);
+    if (!p.action_by_name.emplace(ai.name, static_cast<int>(p.actions.size())).second)
+      duplicate_names.insert(ai.name);
     std::set<std::string> pnames;
-    for (const Json& rd : array(a, "runtime_data", P4_MAX_ACTION_PARAMS, where)) {
+    for (const Json& rd : jf::array(a, "runtime_data", P4_MAX_ACTION_PARAMS, where)) {
       ActionParam prm;
-      prm.name = name(rd, where + " parameter");
+      prm.name = jf::name(rd, where + " parameter");
       std::string pw = where + " parameter '" + prm.name + "'";
       if (!pnames.insert(prm.name).second) refuse(LoadCode::kDuplicate, pw + " is declared twice");
-      const Json& bw = member(rd, "bitwidth", pw);
+      const Json& bw = jf::member(rd, "bitwidth", pw);
       if (bw.is_number_float()) refuse(LoadCode::kBadWidth, pw + ": width " + bw.dump() + " is not an integer");
-      std::int64_t w = as_integer(bw, pw + " bitwidth", INT32_MIN, INT32_MAX);
+      std::int64_t w = jf::as_integer(bw, pw + " bitwidth", INT32_MIN, INT32_MAX);
       if (w < 1) refuse(LoadCode::kBadWidth, pw + ": width " + std::to_string(w) + " is not positive");
       if (w > P4_MAX_ENTRY_FIELD_BITS)
         refuse(LoadCode::kEntryFieldWidth, pw + " is " + std::to_string(w) + " bits; a table entry carries at most " +
@@ -68,38 +70,39 @@ void Loader::load_actions() {
       ai.data_limbs += prm.nlimbs;
       ai.params.push_back(std::move(prm));
     }
-    p_.actions.push_back(std::move(ai));
+    p.actions.push_back(std::move(ai));
   }
   // Primitives second, once every action's parameters are known.
   std::size_t idx = 0;
-  for (const Json& a : array(doc_, "actions", P4_MAX_ACTIONS, "program")) {
-    ActionInfo& ai = p_.actions[idx++];
+  for (const Json& a : jf::array(doc, "actions", P4_MAX_ACTIONS, "program")) {
+    ActionInfo& ai = p.actions[idx++];
     ExprScope scope;
     scope.num_params = static_cast<int>(ai.params.size());
     scope.params = &ai.params;
-    const Json& prims = array(a, "primitives", P4_MAX_PRIMITIVES, "action '" + ai.name + "'");
+    const Json& prims = jf::array(a, "primitives", P4_MAX_PRIMITIVES, "action '" + ai.name + "'");
     for (std::size_t i = 0; i < prims.size(); ++i)
-      ai.prims.push_back(primitive(prims[i], scope, "action '" + ai.name + "'", i, prims.size()));
+      ai.prims.push_back(load_primitive(ctx, prims[i], scope, "action '" + ai.name + "'", i, prims.size()));
   }
+  return duplicate_names;
 }
 
-int Loader::named_operand(const Json& v, const char* type, const std::map<std::string, int>& names, const std::string& where) {
-  if (!v.is_object() || find(v, "type") == nullptr || !(*find(v, "type") == type))
+int ExprCompiler::named_operand(const Json& v, const char* type, const std::map<std::string, int>& names, const std::string& where) {
+  if (!v.is_object() || jf::find(v, "type") == nullptr || !(*jf::find(v, "type") == type))
     refuse(LoadCode::kOperandKind, where + ": operand is not a " + type);
-  const Json& n = member(v, "value", where);
+  const Json& n = jf::member(v, "value", where);
   if (!n.is_string()) refuse(LoadCode::kSchema, where + ": " + type + " operand is not a name");
   auto it = names.find(n.get<std::string>());
   if (it == names.end()) refuse(LoadCode::kDanglingRef, where + " names " + type + " '" + n.get<std::string>().substr(0, 100) + "', which does not exist");
   return it->second;
 }
 
-int Loader::field_list_operand(const Json& v, const ExprScope& scope, const std::string& where, bool learn) {
+int ExprCompiler::field_list_operand(const Json& v, const ExprScope& scope, const std::string& where, bool learn) {
   int node = expr_of_kind(v, ExprKind::kData, scope, where);
   // A constant id must name a list: bmv2 would dereference a missing one.
-  if (p_.exprs[node].op == ExprOp::kConst) {
-    const Value& id = p_.consts[p_.exprs[node].a];
+  if (p.exprs[node].op == ExprOp::kConst) {
+    const Value& id = p.consts[p.exprs[node].a];
     std::uint64_t n = 0;
-    const auto& lists = learn ? p_.learn_lists : p_.field_lists;
+    const auto& lists = learn ? p.learn_lists : p.field_lists;
     bool found = false;
     for (const FieldListInfo& fl : lists) found = found || (id.fits_u64(&n) && n == static_cast<std::uint64_t>(fl.id));
     // Id 0 asks for nothing (simple_switch keeps the request in a register where 0 is none).

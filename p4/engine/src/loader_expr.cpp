@@ -37,16 +37,26 @@ const BinaryData kCompare[] = {
 
 }  // namespace
 
-int Loader::add_node(ExprOp op, ExprKind kind, int a, int b, int c) {
-  ExprNode n{op, kind, a, b, c};
-  n.small_bits = static_cast<std::int16_t>(small_bits(n));
-  p_.exprs.push_back(n);
-  return static_cast<int>(p_.exprs.size()) - 1;
+namespace expr_loading {
+namespace {
+
+std::string field_what(const std::string& hdr, const std::string& field) {
+  return "field '" + hdr + "." + field + "'";
 }
 
-int Loader::small_bits(const ExprNode& n) const {
+}  // namespace
+}  // namespace expr_loading
+
+int ExprCompiler::add_node(ExprOp op, ExprKind kind, int a, int b, int c) {
+  ExprNode n{op, kind, a, b, c};
+  n.small_bits = static_cast<std::int16_t>(small_bits(n));
+  p.exprs.push_back(n);
+  return static_cast<int>(p.exprs.size()) - 1;
+}
+
+int ExprCompiler::small_bits(const ExprNode& n) const {
   // The bound on a value's bits through the operators that cannot make it negative.
-  auto sub = [&](int node) { return node >= 0 ? static_cast<int>(p_.exprs[static_cast<std::size_t>(node)].small_bits) : -1; };
+  auto sub = [&](int node) { return node >= 0 ? static_cast<int>(p.exprs[static_cast<std::size_t>(node)].small_bits) : -1; };
   auto fits = [](int bits) { return bits >= 0 && bits <= kSmallBits ? bits : -1; };
   int a = -1, b = -1;
   switch (n.op) {  // the operators whose a and b are both data nodes
@@ -59,11 +69,11 @@ int Loader::small_bits(const ExprNode& n) const {
   }
   switch (n.op) {
     case ExprOp::kField: {
-      const FieldInfo& f = p_.fields[static_cast<std::size_t>(n.a)];
+      const FieldInfo& f = p.fields[static_cast<std::size_t>(n.a)];
       return f.is_signed || f.varbit ? -1 : fits(f.width);
     }
     case ExprOp::kConst: {
-      const Value& v = p_.consts[static_cast<std::size_t>(n.a)];
+      const Value& v = p.consts[static_cast<std::size_t>(n.a)];
       return v.is_negative() ? -1 : fits(v.bit_length());
     }
     case ExprOp::kValidField:
@@ -79,30 +89,30 @@ int Loader::small_bits(const ExprNode& n) const {
   }
 }
 
-int Loader::add_const(const Value& v) {
-  p_.consts.push_back(v);
-  return add_node(ExprOp::kConst, ExprKind::kData, static_cast<int>(p_.consts.size()) - 1);
+int ExprCompiler::add_const(const Value& v) {
+  p.consts.push_back(v);
+  return add_node(ExprOp::kConst, ExprKind::kData, static_cast<int>(p.consts.size()) - 1);
 }
 
-int Loader::static_width(int node) const {
-  const ExprNode& n = p_.exprs[node];
+int ExprCompiler::static_width(int node) const {
+  const ExprNode& n = p.exprs[node];
   switch (n.op) {
-    case ExprOp::kField: return p_.fields[n.a].width;
+    case ExprOp::kField: return p.fields[n.a].width;
     case ExprOp::kValidField: return 1;
     case ExprOp::kStackLastField: {
-      const HeaderTypeInfo& t = p_.header_types[p_.stacks[n.a].type];
+      const HeaderTypeInfo& t = p.header_types[p.stacks[n.a].type];
       return t.fields[n.b].second;
     }
     case ExprOp::kUnionStackLastField: {
-      const UnionInfo& u0 = p_.unions[p_.union_stacks[n.a].unions[0]];
-      return p_.header_types[p_.headers[u0.headers[n.b]].type].fields[n.c].second;
+      const UnionInfo& u0 = p.unions[p.union_stacks[n.a].unions[0]];
+      return p.header_types[p.headers[u0.headers[n.b]].type].fields[n.c].second;
     }
     case ExprOp::kAccessField: {
-      const ExprNode& h = p_.exprs[n.a];
+      const ExprNode& h = p.exprs[n.a];
       int type = -1;
-      if (h.op == ExprOp::kHeader) type = p_.headers[h.a].type;
-      if (h.op == ExprOp::kDerefStack) type = p_.stacks[p_.exprs[h.a].a].type;
-      return type < 0 ? -1 : p_.header_types[type].fields[n.b].second;
+      if (h.op == ExprOp::kHeader) type = p.headers[h.a].type;
+      if (h.op == ExprOp::kDerefStack) type = p.stacks[p.exprs[h.a].a].type;
+      return type < 0 ? -1 : p.header_types[type].fields[n.b].second;
     }
     default: return -1;
   }
@@ -136,10 +146,10 @@ int union_members_of(const Program& p, int node) {
 
 }  // namespace
 
-int Loader::expr_of_kind(const Json& v, ExprKind kind, const ExprScope& scope, const std::string& where) {
+int ExprCompiler::expr_of_kind(const Json& v, ExprKind kind, const ExprScope& scope, const std::string& where) {
   int n = expr(v, scope, where);
-  if (p_.exprs[n].kind != kind)
-    refuse(LoadCode::kOperandKind, where + ": operand is " + kind_name(p_.exprs[n].kind) + " where " +
+  if (p.exprs[n].kind != kind)
+    refuse(LoadCode::kOperandKind, where + ": operand is " + kind_name(p.exprs[n].kind) + " where " +
                                        kind_name(kind) + " is required");
   return n;
 }
@@ -148,38 +158,38 @@ int Loader::expr_of_kind(const Json& v, ExprKind kind, const ExprScope& scope, c
 namespace expr_loading {
 namespace {
 
-using Scope = Loader::ExprScope;
+using Scope = ExprScope;
 
-int runtime_data(Loader& L, const Json& val, const Scope& scope, const std::string& where) {
+int runtime_data(ExprCompiler& ex, const Json& val, const Scope& scope, const std::string& where) {
   if (scope.num_params < 0) refuse(LoadCode::kOperandKind, where + ": action data used outside an action");
-  int idx = static_cast<int>(Loader::as_integer(val, where + " runtime data index", 0, INT32_MAX));
+  int idx = static_cast<int>(jf::as_integer(val, where + " runtime data index", 0, INT32_MAX));
   if (idx >= scope.num_params)
     refuse(LoadCode::kDanglingRef, where + ": runtime data index " + std::to_string(idx) + " past the action's " +
                                        std::to_string(scope.num_params) + " parameters");
   const ActionParam& prm = (*scope.params)[idx];
-  int node = L.add_node(ExprOp::kLocal, ExprKind::kData, idx, prm.limb, prm.nlimbs);
-  L.p_.exprs[static_cast<std::size_t>(node)].small_bits = static_cast<std::int16_t>(prm.width <= kSmallBits ? prm.width : -1);
+  int node = ex.add_node(ExprOp::kLocal, ExprKind::kData, idx, prm.limb, prm.nlimbs);
+  ex.p.exprs[static_cast<std::size_t>(node)].small_bits = static_cast<std::int16_t>(prm.width <= kSmallBits ? prm.width : -1);
   return node;
 }
 
 // header, header_stack (stack), header_union, header_union_stack: an instance by name.
-int named_instance(Loader& L, const std::string& type, const Json& val, const std::string& where) {
-  const Program& p = L.p_;
+int named_instance(ExprCompiler& ex, const std::string& type, const Json& val, const std::string& where) {
+  const Program& p = ex.p;
   if (!val.is_string()) refuse(LoadCode::kSchema, where + ": " + type + " operand is not a name");
   std::string n = val.get<std::string>();
-  if (type == "header") return L.add_node(ExprOp::kHeader, ExprKind::kHeader, L.header_ref(n, where));
+  if (type == "header") return ex.add_node(ExprOp::kHeader, ExprKind::kHeader, ex.header_ref(n, where));
   const std::map<std::string, int>& m = (type == "header_union")         ? p.union_by_name
                                         : (type == "header_union_stack") ? p.union_stack_by_name
                                                                          : p.stack_by_name;
   auto it = m.find(n);
   if (it == m.end()) refuse(LoadCode::kDanglingRef, where + " names " + type + " '" + n + "', which does not exist");
-  if (type == "header_union") return L.add_node(ExprOp::kUnion, ExprKind::kUnion, it->second);
-  if (type == "header_union_stack") return L.add_node(ExprOp::kUnionStack, ExprKind::kUnionStack, it->second);
-  return L.add_node(ExprOp::kStack, ExprKind::kStack, it->second);
+  if (type == "header_union") return ex.add_node(ExprOp::kUnion, ExprKind::kUnion, it->second);
+  if (type == "header_union_stack") return ex.add_node(ExprOp::kUnionStack, ExprKind::kUnionStack, it->second);
+  return ex.add_node(ExprOp::kStack, ExprKind::kStack, it->second);
 }
 
-int stack_field(Loader& L, const Json& val, const std::string& where) {
-  const Program& p = L.p_;
+int stack_field(ExprCompiler& ex, const Json& val, const std::string& where) {
+  const Program& p = ex.p;
   if (!val.is_array() || val.size() != 2 || !val[0].is_string() || !val[1].is_string())
     refuse(LoadCode::kSchema, where + ": stack_field is not a [stack, field] pair");
   auto it = p.stack_by_name.find(val[0].get<std::string>());
@@ -188,13 +198,13 @@ int stack_field(Loader& L, const Json& val, const std::string& where) {
   const HeaderTypeInfo& t = p.header_types[p.stacks[it->second].type];
   for (std::size_t k = 0; k < t.fields.size(); ++k)
     if (t.fields[k].first == val[1].get<std::string>())
-      return L.add_node(ExprOp::kStackLastField, ExprKind::kData, it->second, static_cast<int>(k));
+      return ex.add_node(ExprOp::kStackLastField, ExprKind::kData, it->second, static_cast<int>(k));
   refuse(LoadCode::kDanglingRef, where + " names field '" + val[1].get<std::string>() + "' of stack '" + val[0].get<std::string>() +
                                      "', which does not exist");
 }
 
-int union_stack_field(Loader& L, const Json& val, const Scope& scope, const std::string& where) {
-  const Program& p = L.p_;
+int union_stack_field(ExprCompiler& ex, const Json& val, const Scope& scope, const std::string& where) {
+  const Program& p = ex.p;
   if (!scope.parser) refuse(LoadCode::kOperandKind, where + ": union_stack_field outside a parser");
   if (!val.is_array() || val.size() != 3 || !val[0].is_string() || !val[1].is_string() || !val[2].is_string())
     refuse(LoadCode::kSchema, where + ": union_stack_field is not a [stack, member, field] triple");
@@ -207,36 +217,36 @@ int union_stack_field(Loader& L, const Json& val, const Scope& scope, const std:
     const HeaderTypeInfo& t = p.header_types[p.headers[u0.headers[m]].type];
     for (std::size_t k = 0; k < t.fields.size(); ++k)
       if (t.fields[k].first == val[2].get<std::string>())
-        return L.add_node(ExprOp::kUnionStackLastField, ExprKind::kData, it->second, static_cast<int>(m), static_cast<int>(k));
+        return ex.add_node(ExprOp::kUnionStackLastField, ExprKind::kData, it->second, static_cast<int>(m), static_cast<int>(k));
   }
   refuse(LoadCode::kDanglingRef, where + " names member field '" + val[1].get<std::string>() + "." + val[2].get<std::string>() +
                                      "' of union stack '" + val[0].get<std::string>() + "', which does not exist");
 }
 
-int lookahead(Loader& L, const Json& val, const Scope& scope, const std::string& where) {
+int lookahead(ExprCompiler& ex, const Json& val, const Scope& scope, const std::string& where) {
   if (!scope.parser) refuse(LoadCode::kOperandKind, where + ": lookahead outside a parser");
   if (!val.is_array() || val.size() != 2) refuse(LoadCode::kSchema, where + ": lookahead is not an [offset, width] pair");
-  int off = static_cast<int>(Loader::as_integer(val[0], where + " lookahead offset", 0, P4_MAX_FRAME_BYTES * 8));
-  int w = static_cast<int>(Loader::as_integer(val[1], where + " lookahead width", 1, P4_MAX_FIELD_BITS));
-  return L.add_node(ExprOp::kLookahead, ExprKind::kData, off, w);
+  int off = static_cast<int>(jf::as_integer(val[0], where + " lookahead offset", 0, P4_MAX_FRAME_BYTES * 8));
+  int w = static_cast<int>(jf::as_integer(val[1], where + " lookahead width", 1, P4_MAX_FIELD_BITS));
+  return ex.add_node(ExprOp::kLookahead, ExprKind::kData, off, w);
 }
 
 // An operator's call: its name, operands and where it is.
 struct OpCall {
-  Loader& L;
+  ExprCompiler& ex;
   const Json& val;
   const Scope& scope;
   const std::string& op;
   const std::string& where;
   const Json& need(const char* which) const {
-    const Json* side = Loader::find(val, which);
+    const Json* side = jf::find(val, which);
     if (side == nullptr || side->is_null()) refuse(LoadCode::kSchema, where + ": operator '" + op + "' has no " + which + " operand");
     return *side;
   }
   int operand(const char* which, ExprKind kind) const {
-    return L.expr_of_kind(need(which), kind, scope, where + " '" + op + "'");
+    return ex.expr_of_kind(need(which), kind, scope, where + " '" + op + "'");
   }
-  int any(const char* which) const { return L.expr(need(which), scope, where + " '" + op + "'"); }
+  int any(const char* which) const { return ex.expr(need(which), scope, where + " '" + op + "'"); }
 };
 
 // Unary operators: the node, its kind, and the kind its (right) operand must be.
@@ -255,34 +265,34 @@ const Unary kUnary[] = {
 };
 
 int equality(const OpCall& c) {
-  const Program& p = c.L.p_;
+  const Program& p = c.ex.p;
   int l = c.any("left");
   int r = c.any("right");
   ExprKind lk = p.exprs[l].kind, rk = p.exprs[r].kind;
   if (lk != rk) refuse(LoadCode::kOperandKind, c.where + ": '" + c.op + "' compares " + kind_name(lk) + " with " + kind_name(rk));
   bool eq = c.op == "==";
   switch (lk) {
-    case ExprKind::kData: return c.L.add_node(eq ? ExprOp::kEq : ExprOp::kNe, ExprKind::kBool, l, r);
-    case ExprKind::kBool: return c.L.add_node(eq ? ExprOp::kEqBool : ExprOp::kNeBool, ExprKind::kBool, l, r);
+    case ExprKind::kData: return c.ex.add_node(eq ? ExprOp::kEq : ExprOp::kNe, ExprKind::kBool, l, r);
+    case ExprKind::kBool: return c.ex.add_node(eq ? ExprOp::kEqBool : ExprOp::kNeBool, ExprKind::kBool, l, r);
     case ExprKind::kHeader:
       if (header_type_of(p, l) != header_type_of(p, r))
         refuse(LoadCode::kOperandKind, c.where + ": '" + c.op + "' compares headers of different types");
-      return c.L.add_node(eq ? ExprOp::kEqHeader : ExprOp::kNeHeader, ExprKind::kBool, l, r);
+      return c.ex.add_node(eq ? ExprOp::kEqHeader : ExprOp::kNeHeader, ExprKind::kBool, l, r);
     case ExprKind::kUnion:
       if (union_members_of(p, l) != union_members_of(p, r))
         refuse(LoadCode::kOperandKind, c.where + ": '" + c.op + "' compares unions of different types");
-      return c.L.add_node(eq ? ExprOp::kEqUnion : ExprOp::kNeUnion, ExprKind::kBool, l, r);
+      return c.ex.add_node(eq ? ExprOp::kEqUnion : ExprOp::kNeUnion, ExprKind::kBool, l, r);
     default:
       refuse(LoadCode::kOperandKind, c.where + ": '" + c.op + "' cannot compare " + kind_name(lk));
   }
 }
 
 int choice(const OpCall& c) {
-  const Program& p = c.L.p_;
+  const Program& p = c.ex.p;
   const std::string w = c.where + " '?'";
-  int cond = c.L.expr_of_kind(c.need("cond"), ExprKind::kBool, c.scope, w);
-  int l = c.L.expr(c.need("left"), c.scope, w);
-  int r = c.L.expr(c.need("right"), c.scope, w);
+  int cond = c.ex.expr_of_kind(c.need("cond"), ExprKind::kBool, c.scope, w);
+  int l = c.ex.expr(c.need("left"), c.scope, w);
+  int r = c.ex.expr(c.need("right"), c.scope, w);
   const ExprKind k = p.exprs[l].kind;
   if (k != p.exprs[r].kind)
     refuse(LoadCode::kOperandKind, c.where + ": '?' chooses between " + kind_name(k) + " and " + kind_name(p.exprs[r].kind));
@@ -290,79 +300,79 @@ int choice(const OpCall& c) {
     refuse(LoadCode::kOperandKind, c.where + ": '?' chooses between headers of different types");
   if (k != ExprKind::kData && k != ExprKind::kBool && k != ExprKind::kHeader)
     refuse(LoadCode::kOperandKind, c.where + ": '?' cannot choose " + std::string(kind_name(k)));
-  return c.L.add_node(ExprOp::kTernary, k, l, r, cond);
+  return c.ex.add_node(ExprOp::kTernary, k, l, r, cond);
 }
 
 // usat_cast, sat_cast, two_comp_mod: a value and a constant width.
 int cast(const OpCall& c) {
   int l = c.operand("left", ExprKind::kData);
   const Json& r = c.need("right");
-  if (!r.is_object() || Loader::find(r, "type") == nullptr || !(*Loader::find(r, "type") == "hexstr"))
+  if (!r.is_object() || jf::find(r, "type") == nullptr || !(*jf::find(r, "type") == "hexstr"))
     refuse(LoadCode::kOperandKind, c.where + ": '" + c.op + "' takes a constant width");
-  Value w = Loader::hexstr(Loader::member(r, "value", c.where), c.where);
+  Value w = jf::hexstr(jf::member(r, "value", c.where), c.where);
   std::uint64_t width = 0;
   if (!w.fits_u64(&width) || width < 1 || width > static_cast<std::uint64_t>(P4_MAX_FIELD_BITS))
     refuse(LoadCode::kBadWidth, c.where + ": '" + c.op + "' width " + w.to_hex() + " is not in [1, " +
                                     std::to_string(P4_MAX_FIELD_BITS) + "]");
   ExprOp eop = c.op == "usat_cast" ? ExprOp::kUsatCast : c.op == "sat_cast" ? ExprOp::kSatCast : ExprOp::kTwoCompMod;
-  return c.L.add_node(eop, ExprKind::kData, l, static_cast<int>(width));
+  return c.ex.add_node(eop, ExprKind::kData, l, static_cast<int>(width));
 }
 
 int access_field(const OpCall& c) {
-  const Program& p = c.L.p_;
-  int h = c.L.expr_of_kind(c.need("left"), ExprKind::kHeader, c.scope, c.where + " 'access_field'");
+  const Program& p = c.ex.p;
+  int h = c.ex.expr_of_kind(c.need("left"), ExprKind::kHeader, c.scope, c.where + " 'access_field'");
   int type = header_type_of(p, h);
   int nf = type < 0 ? 0 : static_cast<int>(p.header_types[type].fields.size());
-  int off = static_cast<int>(Loader::as_integer(c.need("right"), c.where + " field offset", 0, INT32_MAX));
+  int off = static_cast<int>(jf::as_integer(c.need("right"), c.where + " field offset", 0, INT32_MAX));
   if (off >= nf)
     refuse(LoadCode::kDanglingRef, c.where + ": field offset " + std::to_string(off) + " past the header's " + std::to_string(nf) + " fields");
-  return c.L.add_node(ExprOp::kAccessField, ExprKind::kData, h, off);
+  return c.ex.add_node(ExprOp::kAccessField, ExprKind::kData, h, off);
 }
 
 int access_union_header(const OpCall& c) {
-  int u = c.L.expr_of_kind(c.need("left"), ExprKind::kUnion, c.scope, c.where + " 'access_union_header'");
-  int off = static_cast<int>(Loader::as_integer(c.need("right"), c.where + " union member", 0, INT32_MAX));
-  if (off >= union_members_of(c.L.p_, u))
+  int u = c.ex.expr_of_kind(c.need("left"), ExprKind::kUnion, c.scope, c.where + " 'access_union_header'");
+  int off = static_cast<int>(jf::as_integer(c.need("right"), c.where + " union member", 0, INT32_MAX));
+  if (off >= union_members_of(c.ex.p, u))
     refuse(LoadCode::kDanglingRef, c.where + ": union member " + std::to_string(off) + " does not exist");
-  return c.L.add_node(ExprOp::kAccessUnionHeader, ExprKind::kHeader, u, off);
+  return c.ex.add_node(ExprOp::kAccessUnionHeader, ExprKind::kHeader, u, off);
 }
 
 // An "expression" operand: an operator and its operands.
-int expression(Loader& L, const Json& val, const Scope& scope, const std::string& where) {
-  if (val.is_object() && Loader::find(val, "op") == nullptr) return L.expr(val, scope, where);
-  const std::string op = Loader::string(val, "op", where + " expression");
-  const OpCall c{L, val, scope, op, where};
+int expression(ExprCompiler& ex, const Json& val, const Scope& scope, const std::string& where) {
+  if (val.is_object() && jf::find(val, "op") == nullptr) return ex.expr(val, scope, where);
+  const std::string op = jf::string(val, "op", where + " expression");
+  const OpCall c{ex, val, scope, op, where};
   for (const auto& b : kBinaryData)
     if (op == b.name) {
       int l = c.operand("left", ExprKind::kData);
-      return L.add_node(b.op, ExprKind::kData, l, c.operand("right", ExprKind::kData));
+      return ex.add_node(b.op, ExprKind::kData, l, c.operand("right", ExprKind::kData));
     }
   for (const auto& b : kCompare)
     if (op == b.name) {
       int l = c.operand("left", ExprKind::kData);
-      return L.add_node(b.op, ExprKind::kBool, l, c.operand("right", ExprKind::kData));
+      return ex.add_node(b.op, ExprKind::kBool, l, c.operand("right", ExprKind::kData));
     }
   for (const auto& u : kUnary)
-    if (op == u.name) return L.add_node(u.op, u.kind, c.operand("right", u.operand));
+    if (op == u.name) return ex.add_node(u.op, u.kind, c.operand("right", u.operand));
   if (op == "==" || op == "!=") return equality(c);
   if (op == "and" || op == "or") {
     int l = c.operand("left", ExprKind::kBool);
-    return L.add_node(op == "and" ? ExprOp::kAnd : ExprOp::kOr, ExprKind::kBool, l, c.operand("right", ExprKind::kBool));
+    return ex.add_node(op == "and" ? ExprOp::kAnd : ExprOp::kOr, ExprKind::kBool, l, c.operand("right", ExprKind::kBool));
   }
   if (op == "?") return choice(c);
   if (op == "usat_cast" || op == "sat_cast" || op == "two_comp_mod") return cast(c);
   if (op == "dereference_header_stack" || op == "dereference_stack") {
     int s = c.operand("left", ExprKind::kStack);
-    return L.add_node(ExprOp::kDerefStack, ExprKind::kHeader, s, c.operand("right", ExprKind::kData));
+    return ex.add_node(ExprOp::kDerefStack, ExprKind::kHeader, s, c.operand("right", ExprKind::kData));
   }
   if (op == "dereference_union_stack") {
     int s = c.operand("left", ExprKind::kUnionStack);
-    return L.add_node(ExprOp::kDerefUnionStack, ExprKind::kUnion, s, c.operand("right", ExprKind::kData));
+    return ex.add_node(ExprOp::kDerefUnionStack, ExprKind::kUnion, s, c.operand("right", ExprKind::kData));
   }
   if (op == "access_field") return access_field(c);
   if (op == "access_union_header") return access_union_header(c);
   if (op == "last_stack_index" || op == "size_stack")
-    return L.add_node(op == "size_stack" ? ExprOp::kSizeStack : ExprOp::kLastStackIndex, ExprKind::kData,
+    return ex.add_node(op == "size_stack" ? ExprOp::kSizeStack : ExprOp::kLastStackIndex, ExprKind::kData,
                       c.operand("right", ExprKind::kStack));
   refuse_feature("expression operator " + op, where);
 }
@@ -370,21 +380,21 @@ int expression(Loader& L, const Json& val, const Scope& scope, const std::string
 }  // namespace
 }  // namespace expr_loading
 
-int Loader::expr(const Json& v, const ExprScope& scope, const std::string& where) {
+int ExprCompiler::expr(const Json& v, const ExprScope& scope, const std::string& where) {
   using namespace expr_loading;
   if (!v.is_object()) refuse(LoadCode::kSchema, where + ": operand is a JSON " + std::string(v.type_name()) + ", not a {type, value} object");
-  std::string type = string(v, "type", where);
-  const Json& val = member(v, "value", where);
+  std::string type = jf::string(v, "type", where);
+  const Json& val = jf::member(v, "value", where);
   if (type == "field") {
     if (val.is_array() && val.size() == 2 && val[1].is_string() && val[1].get<std::string>() == "$valid$" && val[0].is_string())
       return add_node(ExprOp::kValidField, ExprKind::kData, header_ref(val[0].get<std::string>(), where));
     return add_node(ExprOp::kField, ExprKind::kData, field_ref(val, where));
   }
   if (type == "hexstr") {
-    Value literal = hexstr(val, where);
+    Value literal = jf::hexstr(val, where);
     // Only an action takes action data: that scope is an action's (the ernic feature set
     // refuses "negative literals in actions").
-    if (literal.is_negative() && scope.num_params >= 0 && p_.negative_literal_at.empty()) p_.negative_literal_at = where;
+    if (literal.is_negative() && scope.num_params >= 0 && p.negative_literal_at.empty()) p.negative_literal_at = where;
     return add_const(literal);
   }
   if (type == "bool") {
@@ -406,12 +416,34 @@ int Loader::expr(const Json& v, const ExprScope& scope, const std::string& where
   refuse(LoadCode::kOperandKind, where + ": operand of type '" + type + "' is not a value");
 }
 
-int Loader::lvalue(const Json& v, const ExprScope& scope, const std::string& where) {
+int ExprCompiler::header_ref(const std::string& n, const std::string& where) {
+  auto it = p.header_by_name.find(n);
+  if (it == p.header_by_name.end()) refuse(LoadCode::kDanglingRef, where + " names header '" + n + "', which does not exist");
+  return it->second;
+}
+
+int ExprCompiler::field_ref(const Json& v, const std::string& where) {
+  using expr_loading::field_what;
+  if (!v.is_array() || v.size() != 2 || !v[0].is_string() || !v[1].is_string())
+    refuse(LoadCode::kSchema, where + ": a field reference is not a [header, field] pair");
+  std::string h = v[0].get<std::string>(), f = v[1].get<std::string>();
+  auto it = p.field_by_name.find(h + "." + f);
+  if (it == p.field_by_name.end()) {
+    auto a = aliases.find(h + "." + f);
+    if (a != aliases.end()) return a->second;
+    if (p.header_by_name.count(h) == 0 && p.stack_by_name.count(h) == 0)
+      refuse(LoadCode::kDanglingRef, where + " names header '" + h + "', which does not exist");
+    refuse(LoadCode::kDanglingRef, where + " names " + field_what(h, f) + ", which does not exist");
+  }
+  return it->second;
+}
+
+int ExprCompiler::lvalue(const Json& v, const ExprScope& scope, const std::string& where) {
   return as_lvalue(expr(v, scope, where), where);
 }
 
-int Loader::as_lvalue(int n, const std::string& where) {
-  const ExprNode& node = p_.exprs[n];
+int ExprCompiler::as_lvalue(int n, const std::string& where) {
+  const ExprNode& node = p.exprs[n];
   switch (node.op) {
     case ExprOp::kField:
       return n;
@@ -419,13 +451,13 @@ int Loader::as_lvalue(int n, const std::string& where) {
     case ExprOp::kStackLastField:
       return n;
     case ExprOp::kValidField:
-      refuse(LoadCode::kOperandKind, where + ": writes the read-only field '" + p_.headers[node.a].name + ".$valid$'");
+      refuse(LoadCode::kOperandKind, where + ": writes the read-only field '" + p.headers[node.a].name + ".$valid$'");
     default:
       refuse(LoadCode::kOperandKind, where + ": destination is not a field");
   }
 }
 
-int Loader::header_operand(const Json& v, const ExprScope& scope, const std::string& where) {
+int ExprCompiler::header_operand(const Json& v, const ExprScope& scope, const std::string& where) {
   return expr_of_kind(v, ExprKind::kHeader, scope, where);
 }
 

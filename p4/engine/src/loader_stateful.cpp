@@ -10,17 +10,17 @@
 
 namespace dpusim::p4 {
 
-std::vector<CalcInput> Loader::calc_inputs(const Json& arr, const std::string& where, bool fields_only) {
-  check_array(arr, P4_MAX_CALC_INPUTS, where + " 'input'");
+std::vector<CalcInput> Calculations::calc_inputs(const Json& arr, const std::string& where, bool fields_only) {
+  jf::check_array(arr, P4_MAX_CALC_INPUTS, where + " 'input'");
   std::vector<CalcInput> out;
   for (std::size_t i = 0; i < arr.size(); ++i) {
     const Json& in = arr[i];
     std::string iw = where + " input " + std::to_string(i);
-    std::string type = string(in, "type", iw);
+    std::string type = jf::string(in, "type", iw);
     CalcInput ci;
     if (type == "field") {
       ci.kind = CalcInput::Kind::kField;
-      ci.a = field_ref(member(in, "value", iw), iw);
+      ci.a = ex_.field_ref(jf::member(in, "value", iw), iw);
       const FieldInfo& f = p_.fields[static_cast<std::size_t>(ci.a)];
       ci.limb = f.limb;
       ci.width = f.width;
@@ -30,15 +30,15 @@ std::vector<CalcInput> Loader::calc_inputs(const Json& arr, const std::string& w
       refuse(LoadCode::kSchema, iw + " is of type '" + type + "'; a selector's input is fields");
     } else if (type == "hexstr") {
       ci.kind = CalcInput::Kind::kConst;
-      ci.bits = static_cast<int>(integer(in, "bitwidth", iw, 1, P4_MAX_FIELD_BITS));
-      Value v = hexstr_fitting(member(in, "value", iw), ci.bits, iw);
+      ci.bits = static_cast<int>(jf::integer(in, "bitwidth", iw, 1, P4_MAX_FIELD_BITS));
+      Value v = jf::hexstr_fitting(jf::member(in, "value", iw), ci.bits, iw);
       p_.consts.push_back(v);
       ci.a = static_cast<int>(p_.consts.size()) - 1;
     } else if (type == "header") {
-      const Json& hv = member(in, "value", iw);
+      const Json& hv = jf::member(in, "value", iw);
       if (!hv.is_string()) refuse(LoadCode::kSchema, iw + ": header is not a name");
       ci.kind = CalcInput::Kind::kHeader;
-      ci.a = header_ref(hv.get<std::string>(), iw);
+      ci.a = ex_.header_ref(hv.get<std::string>(), iw);
       if (p_.headers[ci.a].metadata) refuse(LoadCode::kOperandKind, iw + ": '" + p_.headers[ci.a].name + "' is metadata");
     } else if (type == "payload") {
       ci.kind = CalcInput::Kind::kPayload;
@@ -50,13 +50,13 @@ std::vector<CalcInput> Loader::calc_inputs(const Json& arr, const std::string& w
   return out;
 }
 
-int Loader::add_calculation(const std::string& name, int id, const std::string& algo, std::vector<CalcInput> inputs,
+int Calculations::add_calculation(const std::string& name, int id, const std::string& algo, std::vector<CalcInput> inputs,
                             const std::string& where) {
   CalculationInfo c;
   c.name = name;
   c.id = id;
   if (!hash_algo_by_name(algo, &c.algo)) {
-    check_name(algo, where + " algo");
+    jf::check_name(algo, where + " algo");
     refuse_feature("hash algorithm " + algo.substr(0, 100), where);
   }
   c.inputs = std::move(inputs);
@@ -100,26 +100,26 @@ int Loader::add_calculation(const std::string& name, int id, const std::string& 
   return static_cast<int>(p_.calculations.size()) - 1;
 }
 
-void Loader::load_calculations() {
+void Calculations::load_calculations(const Json& doc) {
   std::set<std::int64_t> ids;
-  for (const Json& cj : array(doc_, "calculations", P4_MAX_CALCULATIONS, "program")) {
-    Identity me = identify(cj, "calculation", &ids, &p_.calculation_by_name, static_cast<int>(p_.calculations.size()));
-    add_calculation(me.name, me.id, string(cj, "algo", me.where), calc_inputs(array(cj, "input", P4_MAX_CALC_INPUTS, me.where, false), me.where, false),
+  for (const Json& cj : jf::array(doc, "calculations", P4_MAX_CALCULATIONS, "program")) {
+    jf::Identity me = jf::identify(cj, "calculation", &ids, &p_.calculation_by_name, static_cast<int>(p_.calculations.size()));
+    add_calculation(me.name, me.id, jf::string(cj, "algo", me.where), calc_inputs(jf::array(cj, "input", P4_MAX_CALC_INPUTS, me.where, false), me.where, false),
                     me.where);
   }
 }
 
-void Loader::load_checksums() {
+void Calculations::load_checksums(const Json& doc) {
   std::set<std::int64_t> ids;
   std::map<std::string, int> names;
-  for (const Json& cj : array(doc_, "checksums", P4_MAX_CALCULATIONS, "program")) {
-    Identity me = identify(cj, "checksum", &ids, &names, static_cast<int>(p_.checksums.size()));
+  for (const Json& cj : jf::array(doc, "checksums", P4_MAX_CALCULATIONS, "program")) {
+    jf::Identity me = jf::identify(cj, "checksum", &ids, &names, static_cast<int>(p_.checksums.size()));
     ChecksumInfo c;
     c.name = me.name;
     c.id = me.id;
-    c.target = field_ref(member(cj, "target", me.where), me.where + " target");
+    c.target = ex_.field_ref(jf::member(cj, "target", me.where), me.where + " target");
     if (p_.fields[c.target].varbit) refuse(LoadCode::kOperandKind, me.where + ": target '" + p_.fields[c.target].name + "' is a varbit field");
-    std::string type = find(cj, "type") ? string(cj, "type", me.where) : "generic";
+    std::string type = jf::find(cj, "type") ? jf::string(cj, "type", me.where) : "generic";
     if (type == "ipv4") {
       c.ipv4 = true;
       const HeaderInfo& h = p_.headers[p_.fields[c.target].header];
@@ -127,7 +127,7 @@ void Loader::load_checksums() {
       if (h.metadata || h.varbit_field >= 0 || h.wire_bytes < 12 || h.wire_bytes > 60)
         refuse(LoadCode::kOperandKind, me.where + ": an 'ipv4' checksum's target is in a header of 12 to 60 fixed bytes");
     } else if (type == "generic") {
-      const Json& calc = member(cj, "calculation", me.where);
+      const Json& calc = jf::member(cj, "calculation", me.where);
       if (!calc.is_string()) refuse(LoadCode::kSchema, me.where + " 'calculation' is not a name");
       auto it = p_.calculation_by_name.find(calc.get<std::string>());
       if (it == p_.calculation_by_name.end())
@@ -136,11 +136,11 @@ void Loader::load_checksums() {
     } else {
       refuse(LoadCode::kSchema, me.where + " has type '" + type.substr(0, 40) + "', not 'generic' or 'ipv4'");
     }
-    c.update = boolean(cj, "update", me.where, true);
-    c.verify = boolean(cj, "verify", me.where, true);
-    if (const Json* cond = find(cj, "if_cond"); cond != nullptr && !cond->is_null()) {
+    c.update = jf::boolean(cj, "update", me.where, true);
+    c.verify = jf::boolean(cj, "verify", me.where, true);
+    if (const Json* cond = jf::find(cj, "if_cond"); cond != nullptr && !cond->is_null()) {
       ExprScope scope;
-      c.cond = expr_of_kind(*cond, ExprKind::kBool, scope, me.where + " if_cond");
+      c.cond = ex_.expr_of_kind(*cond, ExprKind::kBool, scope, me.where + " if_cond");
     }
     p_.verify_checksums = p_.verify_checksums || c.verify;
     p_.update_checksums = p_.update_checksums || c.update;
@@ -148,8 +148,8 @@ void Loader::load_checksums() {
   }
 }
 
-std::uint32_t Loader::stateful_size(const Json& obj, const std::string& where) {
-  std::int64_t size = integer(obj, "size", where, 0, INT32_MAX);
+std::uint32_t StatefulArrays::stateful_size(const Json& obj, const std::string& where) {
+  std::int64_t size = jf::integer(obj, "size", where, 0, INT32_MAX);
   stateful_cells_ += static_cast<std::uint64_t>(size);
   if (stateful_cells_ > P4_MAX_STATEFUL_CELLS)
     refuse(LoadCode::kStatefulBudget, where + ": counter, meter and register arrays ask for " + std::to_string(stateful_cells_) +
@@ -157,48 +157,48 @@ std::uint32_t Loader::stateful_size(const Json& obj, const std::string& where) {
   return static_cast<std::uint32_t>(size);
 }
 
-void Loader::load_stateful_arrays() {
+void StatefulArrays::load(const Json& doc) {
   std::set<std::int64_t> ids;
-  for (const Json& cj : array(doc_, "counter_arrays", P4_MAX_STATEFUL_ARRAYS, "program")) {
-    Identity me = identify(cj, "counter array", &ids, &p_.counter_by_name, static_cast<int>(p_.counters.size()));
+  for (const Json& cj : jf::array(doc, "counter_arrays", P4_MAX_STATEFUL_ARRAYS, "program")) {
+    jf::Identity me = jf::identify(cj, "counter array", &ids, &p_.counter_by_name, static_cast<int>(p_.counters.size()));
     CounterInfo c;
     c.name = me.name;
     c.id = me.id;
-    if (boolean(cj, "is_direct", me.where, false)) {
+    if (jf::boolean(cj, "is_direct", me.where, false)) {
       // Bound to its table's entries: sized by the table, resolved with the pipelines.
-      direct_bindings_.push_back({string(cj, "binding", me.where), static_cast<int>(p_.counters.size()), false, me.where});
+      direct_bindings_.push_back({jf::string(cj, "binding", me.where), static_cast<int>(p_.counters.size()), false, me.where});
     } else {
       c.size = stateful_size(cj, me.where);
     }
     p_.counters.push_back(std::move(c));
   }
   ids.clear();
-  for (const Json& mj : array(doc_, "meter_arrays", P4_MAX_STATEFUL_ARRAYS, "program")) {
-    Identity me = identify(mj, "meter array", &ids, &p_.meter_by_name, static_cast<int>(p_.meters.size()));
+  for (const Json& mj : jf::array(doc, "meter_arrays", P4_MAX_STATEFUL_ARRAYS, "program")) {
+    jf::Identity me = jf::identify(mj, "meter array", &ids, &p_.meter_by_name, static_cast<int>(p_.meters.size()));
     MeterInfo m;
     m.name = me.name;
     m.id = me.id;
-    std::string type = string(mj, "type", me.where);
+    std::string type = jf::string(mj, "type", me.where);
     if (type != "packets" && type != "bytes") refuse(LoadCode::kSchema, me.where + " has type '" + type.substr(0, 40) + "', not 'packets' or 'bytes'");
     m.packets = type == "packets";
-    m.rate_count = static_cast<int>(integer(mj, "rate_count", me.where, 1, P4_MAX_METER_RATES));
-    if (boolean(mj, "is_direct", me.where, false)) {
-      direct_bindings_.push_back({string(mj, "binding", me.where), static_cast<int>(p_.meters.size()), true, me.where});
-      m.result_field = field_ref(member(mj, "result_target", me.where), me.where + " result_target");
+    m.rate_count = static_cast<int>(jf::integer(mj, "rate_count", me.where, 1, P4_MAX_METER_RATES));
+    if (jf::boolean(mj, "is_direct", me.where, false)) {
+      direct_bindings_.push_back({jf::string(mj, "binding", me.where), static_cast<int>(p_.meters.size()), true, me.where});
+      m.result_field = ex_.field_ref(jf::member(mj, "result_target", me.where), me.where + " result_target");
     } else {
       m.size = stateful_size(mj, me.where);
     }
     p_.meters.push_back(std::move(m));
   }
   ids.clear();
-  for (const Json& rj : array(doc_, "register_arrays", P4_MAX_STATEFUL_ARRAYS, "program")) {
-    Identity me = identify(rj, "register array", &ids, &p_.register_by_name, static_cast<int>(p_.registers.size()));
+  for (const Json& rj : jf::array(doc, "register_arrays", P4_MAX_STATEFUL_ARRAYS, "program")) {
+    jf::Identity me = jf::identify(rj, "register array", &ids, &p_.register_by_name, static_cast<int>(p_.registers.size()));
     RegisterInfo r;
     r.name = me.name;
     r.id = me.id;
-    const Json& bw = member(rj, "bitwidth", me.where);
+    const Json& bw = jf::member(rj, "bitwidth", me.where);
     if (bw.is_number_float()) refuse(LoadCode::kBadWidth, me.where + ": bitwidth " + bw.dump() + " is not an integer");
-    std::int64_t w = as_integer(bw, me.where + " bitwidth", 1, INT32_MAX);
+    std::int64_t w = jf::as_integer(bw, me.where + " bitwidth", 1, INT32_MAX);
     if (w > P4_MAX_FIELD_BITS)
       refuse(LoadCode::kValueWidth, me.where + ": bitwidth " + std::to_string(w) + " exceeds the " + std::to_string(P4_MAX_FIELD_BITS) +
                                         "-bit limit of carried values");
@@ -209,51 +209,52 @@ void Loader::load_stateful_arrays() {
   }
 }
 
-void Loader::load_field_lists() {
+void load_field_lists(const Json& doc, ExprCompiler& ex) {
+  Program& p = ex.p;
   for (int pass = 0; pass < 2; ++pass) {
     const char* key = pass == 0 ? "field_lists" : "learn_lists";
-    std::vector<FieldListInfo>& out = pass == 0 ? p_.field_lists : p_.learn_lists;
+    std::vector<FieldListInfo>& out = pass == 0 ? p.field_lists : p.learn_lists;
     std::set<std::int64_t> ids;
-    for (const Json& lj : array(doc_, key, P4_MAX_FIELD_LISTS, "program")) {
+    for (const Json& lj : jf::array(doc, key, P4_MAX_FIELD_LISTS, "program")) {
       // bmv2 knows field lists by id only (p4c repeats their names); learn lists by name too.
-      Identity me = identify(lj, pass == 0 ? "field list" : "learn list", &ids, pass == 0 ? nullptr : &p_.learn_list_by_name,
+      jf::Identity me = jf::identify(lj, pass == 0 ? "field list" : "learn list", &ids, pass == 0 ? nullptr : &p.learn_list_by_name,
                              static_cast<int>(out.size()));
       FieldListInfo fl;
       fl.name = me.name;
       fl.id = me.id;
       // bmv2 keeps field list and learn list ids in 16 bits of a packet register.
       if (fl.id < 1 || fl.id > 0xffff) refuse(LoadCode::kBadValue, me.where + ": id " + std::to_string(fl.id) + " is outside [1, 65535]");
-      for (const Json& ej : array(lj, "elements", P4_MAX_FIELD_LIST_FIELDS, me.where)) {
-        std::string type = string(ej, "type", me.where + " element");
+      for (const Json& ej : jf::array(lj, "elements", P4_MAX_FIELD_LIST_FIELDS, me.where)) {
+        std::string type = jf::string(ej, "type", me.where + " element");
         if (type != "field") refuse(LoadCode::kSchema, me.where + ": an element of type '" + type.substr(0, 40) + "', not 'field'");
-        fl.fields.push_back(field_ref(member(ej, "value", me.where), me.where + " element"));
+        fl.fields.push_back(ex.field_ref(jf::member(ej, "value", me.where), me.where + " element"));
       }
       out.push_back(std::move(fl));
     }
   }
 }
 
-void Loader::load_parse_vsets() {
+void load_parse_vsets(const Json& doc, Program& p) {
   std::set<std::int64_t> ids;
-  for (const Json& vj : array(doc_, "parse_vsets", P4_MAX_STATEFUL_ARRAYS, "program")) {
-    Identity me = identify(vj, "parse value set", &ids, &p_.parse_vset_by_name, static_cast<int>(p_.parse_vsets.size()));
+  for (const Json& vj : jf::array(doc, "parse_vsets", P4_MAX_STATEFUL_ARRAYS, "program")) {
+    jf::Identity me = jf::identify(vj, "parse value set", &ids, &p.parse_vset_by_name, static_cast<int>(p.parse_vsets.size()));
     ParseVsetInfo v;
     v.name = me.name;
     v.id = me.id;
-    v.bitwidth = static_cast<int>(integer(vj, "compressed_bitwidth", me.where, 1, P4_MAX_FIELD_BITS));
-    v.max_size = find(vj, "max_size") ? static_cast<std::uint32_t>(integer(vj, "max_size", me.where, 0, P4_MAX_VSET_VALUES))
+    v.bitwidth = static_cast<int>(jf::integer(vj, "compressed_bitwidth", me.where, 1, P4_MAX_FIELD_BITS));
+    v.max_size = jf::find(vj, "max_size") ? static_cast<std::uint32_t>(jf::integer(vj, "max_size", me.where, 0, P4_MAX_VSET_VALUES))
                                       : static_cast<std::uint32_t>(P4_MAX_VSET_VALUES);
-    p_.parse_vsets.push_back(std::move(v));
+    p.parse_vsets.push_back(std::move(v));
   }
 }
 
-bool Loader::direct_counter_named(int counter) const {
+bool StatefulArrays::direct_counter_named(int counter) const {
   for (const DirectBinding& b : direct_bindings_)
     if (!b.meter && b.index == counter) return true;
   return false;
 }
 
-void Loader::bind_direct_resources() {
+void StatefulArrays::bind_direct_resources() {
   for (const DirectBinding& b : direct_bindings_) {
     auto it = p_.table_by_name.find(b.table);
     if (it == p_.table_by_name.end())

@@ -22,8 +22,6 @@ int PipelineNodes::ref(const Json* v, int pipeline, const std::string& where) co
 namespace table_loading {
 namespace {
 
-using L_ = Loader;  // its JSON accessors
-
 const char* table_match_type_name(TableMatchType t) {
   switch (t) {
     case TableMatchType::kExact: return "exact";
@@ -35,18 +33,18 @@ const char* table_match_type_name(TableMatchType t) {
 }
 
 // The old format of an indirect table: the table declares its profile (and selector) itself.
-int legacy_profile(Loader& L, const Json& t, const TableInfo& tab, const std::string& where) {
-  Program& p = L.p_;
+int legacy_profile(const TableContext& ctx, const Json& t, const TableInfo& tab, const std::string& where) {
+  Program& p = ctx.ex.p;
   ActionProfileInfo ap_info;
-  ap_info.name = L_::string(t, "act_prof_name", where);
-  L_::check_name(ap_info.name, where + " act_prof_name");
+  ap_info.name = jf::string(t, "act_prof_name", where);
+  jf::check_name(ap_info.name, where + " act_prof_name");
   ap_info.id = tab.id;
-  ap_info.max_size = static_cast<std::uint32_t>(L_::integer(t, "max_size", where, 0, INT32_MAX));
+  ap_info.max_size = static_cast<std::uint32_t>(jf::integer(t, "max_size", where, 0, INT32_MAX));
   if (tab.impl == TableImpl::kIndirectWs) {
-    const Json& sel = L_::member(t, "selector", where);
-    ap_info.selector = L.add_calculation(
-        ap_info.name + " selector", -1, L_::string(sel, "algo", where + " selector"),
-        L.calc_inputs(L_::array(sel, "input", P4_MAX_CALC_INPUTS, where + " selector", false), where + " selector", true),
+    const Json& sel = jf::member(t, "selector", where);
+    ap_info.selector = ctx.calcs.add_calculation(
+        ap_info.name + " selector", -1, jf::string(sel, "algo", where + " selector"),
+        ctx.calcs.calc_inputs(jf::array(sel, "input", P4_MAX_CALC_INPUTS, where + " selector", false), where + " selector", true),
         where + " selector");
   }
   if (!p.action_profile_by_name.emplace(ap_info.name, static_cast<int>(p.action_profiles.size())).second)
@@ -55,15 +53,15 @@ int legacy_profile(Loader& L, const Json& t, const TableInfo& tab, const std::st
   return static_cast<int>(p.action_profiles.size() - 1);
 }
 
-void implementation(Loader& L, const Json& t, TableInfo& tab, const std::string& where) {
-  Program& p = L.p_;
-  std::string type = L_::find(t, "type") ? L_::string(t, "type", where) : "simple";
+void implementation(const TableContext& ctx, const Json& t, TableInfo& tab, const std::string& where) {
+  Program& p = ctx.ex.p;
+  std::string type = jf::find(t, "type") ? jf::string(t, "type", where) : "simple";
   if (type == "indirect" || type == "indirect_ws") {
     tab.impl = type == "indirect" ? TableImpl::kIndirect : TableImpl::kIndirectWs;
-    if (const Json* ap = L_::find(t, "action_profile"); ap != nullptr && !ap->is_null()) {
-      tab.profile = L.named_operand(Json{{"type", "action_profile"}, {"value", *ap}}, "action_profile", p.action_profile_by_name, where);
-    } else if (const Json* legacy = L_::find(t, "act_prof_name"); legacy != nullptr && !legacy->is_null()) {
-      tab.profile = legacy_profile(L, t, tab, where);
+    if (const Json* ap = jf::find(t, "action_profile"); ap != nullptr && !ap->is_null()) {
+      tab.profile = ctx.ex.named_operand(Json{{"type", "action_profile"}, {"value", *ap}}, "action_profile", p.action_profile_by_name, where);
+    } else if (const Json* legacy = jf::find(t, "act_prof_name"); legacy != nullptr && !legacy->is_null()) {
+      tab.profile = legacy_profile(ctx, t, tab, where);
     } else {
       refuse(LoadCode::kSchema, where + " is indirect and names no 'action_profile'");
     }
@@ -73,17 +71,17 @@ void implementation(Loader& L, const Json& t, TableInfo& tab, const std::string&
   } else if (type != "simple") {
     refuse(LoadCode::kSchema, where + " has implementation type '" + type.substr(0, 40) + "'");
   }
-  tab.with_counters = L_::boolean(t, "with_counters", where, false);
-  tab.support_timeout = L_::boolean(t, "support_timeout", where, false);
-  if (const Json* dm = L_::find(t, "direct_meters"); dm != nullptr && !dm->is_null())
-    tab.direct_meter = L.named_operand(Json{{"type", "meter_array"}, {"value", *dm}}, "meter_array", p.meter_by_name, where + " direct_meters");
+  tab.with_counters = jf::boolean(t, "with_counters", where, false);
+  tab.support_timeout = jf::boolean(t, "support_timeout", where, false);
+  if (const Json* dm = jf::find(t, "direct_meters"); dm != nullptr && !dm->is_null())
+    tab.direct_meter = ctx.ex.named_operand(Json{{"type", "meter_array"}, {"value", *dm}}, "meter_array", p.meter_by_name, where + " direct_meters");
 }
 
-KeyField key(Loader& L, const Json& kj, const std::string& where) {
-  Program& p = L.p_;
+KeyField key(const TableContext& ctx, const Json& kj, const std::string& where) {
+  Program& p = ctx.ex.p;
   KeyField kf;
-  std::string kmt = L_::string(kj, "match_type", where + " key");
-  const Json& target = L_::member(kj, "target", where + " key");
+  std::string kmt = jf::string(kj, "match_type", where + " key");
+  const Json& target = jf::member(kj, "target", where + " key");
   if (kmt == "range") kf.kind = MatchKind::kRange;
   else if (kmt == "exact") kf.kind = MatchKind::kExact;
   else if (kmt == "lpm") kf.kind = MatchKind::kLpm;
@@ -94,22 +92,22 @@ KeyField key(Loader& L, const Json& kj, const std::string& where) {
   std::string tname;
   if (kf.kind == MatchKind::kValid) {
     if (!target.is_string()) refuse(LoadCode::kSchema, where + ": a 'valid' key's target is not a header name");
-    kf.header = L.header_ref(target.get<std::string>(), where + " key");
+    kf.header = ctx.ex.header_ref(target.get<std::string>(), where + " key");
     tname = target.get<std::string>() + ".$valid$";
   } else if (target.is_array() && target.size() == 2 && target[1].is_string() && target[0].is_string() &&
              target[1].get<std::string>() == "$valid$") {
-    kf.header = L.header_ref(target[0].get<std::string>(), where + " key");
+    kf.header = ctx.ex.header_ref(target[0].get<std::string>(), where + " key");
     tname = target[0].get<std::string>() + ".$valid$";
   } else {
-    kf.field = L.field_ref(target, where + " key");
+    kf.field = ctx.ex.field_ref(target, where + " key");
     if (p.fields[kf.field].varbit) refuse(LoadCode::kOperandKind, where + " key '" + p.fields[kf.field].name + "' is a varbit field");
     tname = p.fields[kf.field].name;
   }
   kf.target_name = tname;
-  if (const Json* nj = L_::find(kj, "name"); nj != nullptr && !nj->is_null()) {
+  if (const Json* nj = jf::find(kj, "name"); nj != nullptr && !nj->is_null()) {
     if (!nj->is_string()) refuse(LoadCode::kSchema, where + " key name is not a string");
     kf.name = nj->get<std::string>();
-    L_::check_name(kf.name, where + " key");
+    jf::check_name(kf.name, where + " key");
   } else {
     kf.name = tname;
   }
@@ -119,8 +117,8 @@ KeyField key(Loader& L, const Json& kj, const std::string& where) {
                                            " bits; a table entry carries at most " + std::to_string(P4_MAX_ENTRY_FIELD_BITS) +
                                            " bits of a key field");
   kf.nbytes = (kf.width + 7) / 8;
-  if (const Json* mj = L_::find(kj, "mask"); mj != nullptr && !mj->is_null()) {
-    kf.mask = L_::hexbytes(*mj, kf.nbytes, where + " key '" + kf.name + "' mask");
+  if (const Json* mj = jf::find(kj, "mask"); mj != nullptr && !mj->is_null()) {
+    kf.mask = jf::hexbytes(*mj, kf.nbytes, where + " key '" + kf.name + "' mask");
     // Bits above the field's width cannot be in a byte-padded mask of the field.
     Value m;
     m.set_bytes_be(kf.mask.data(), kf.mask.size());
@@ -188,12 +186,12 @@ void key_layout(const Program& p, TableInfo& tab) {
 
 // The table's actions, by id where p4c gave ids (names repeat across controls), else by name;
 // returns name -> action within this table.
-std::map<std::string, int> actions(Loader& L, const Json& t, TableInfo& tab, const std::string& where) {
-  const Program& p = L.p_;
-  const Json& anames = L_::array(t, "actions", P4_MAX_ACTIONS, where, false);
-  const Json* aids = L_::find(t, "action_ids");
+std::map<std::string, int> actions(const TableContext& ctx, const Json& t, TableInfo& tab, const std::string& where) {
+  const Program& p = ctx.ex.p;
+  const Json& anames = jf::array(t, "actions", P4_MAX_ACTIONS, where, false);
+  const Json* aids = jf::find(t, "action_ids");
   if (aids != nullptr && !aids->is_null()) {
-    L_::check_array(*aids, P4_MAX_ACTIONS, where + " action_ids");
+    jf::check_array(*aids, P4_MAX_ACTIONS, where + " action_ids");
     if (aids->size() != anames.size()) refuse(LoadCode::kSchema, where + ": 'action_ids' and 'actions' differ in length");
   }
   tab.next_by_action.assign(p.actions.size(), -1);
@@ -203,7 +201,7 @@ std::map<std::string, int> actions(Loader& L, const Json& t, TableInfo& tab, con
     const std::string an = anames[i].get<std::string>();
     int action = -1;
     if (aids != nullptr && !aids->is_null()) {
-      std::int64_t id = L_::as_integer((*aids)[i], where + " action id", 0, INT32_MAX);
+      std::int64_t id = jf::as_integer((*aids)[i], where + " action id", 0, INT32_MAX);
       for (std::size_t a = 0; a < p.actions.size() && action < 0; ++a)
         if (p.actions[a].id == id) action = static_cast<int>(a);
       if (action < 0) refuse(LoadCode::kDanglingRef, where + " names action id " + std::to_string(id) + ", which does not exist");
@@ -212,7 +210,7 @@ std::map<std::string, int> actions(Loader& L, const Json& t, TableInfo& tab, con
     } else {
       auto it = p.action_by_name.find(an);
       if (it == p.action_by_name.end()) refuse(LoadCode::kDanglingRef, where + " names action '" + an + "', which does not exist");
-      if (L.duplicate_action_names_.count(an))
+      if (ctx.duplicate_action_names.count(an))
         refuse(LoadCode::kDuplicate, where + " names action '" + an + "', which several actions are called, without action_ids");
       action = it->second;
     }
@@ -225,9 +223,9 @@ std::map<std::string, int> actions(Loader& L, const Json& t, TableInfo& tab, con
 
 void next_nodes(const Json& t, TableInfo& tab, const std::map<std::string, int>& table_action, const PipelineNodes& nodes,
                 const std::string& where) {
-  tab.base_default_next = nodes.ref(L_::find(t, "base_default_next"), tab.pipeline, where + " base_default_next");
+  tab.base_default_next = nodes.ref(jf::find(t, "base_default_next"), tab.pipeline, where + " base_default_next");
   for (int a : tab.actions) tab.next_by_action[a] = tab.base_default_next;
-  const Json& next = L_::member(t, "next_tables", where);
+  const Json& next = jf::member(t, "next_tables", where);
   if (!next.is_object()) refuse(LoadCode::kSchema, where + " 'next_tables' is not an object");
   if (next.contains("__HIT__") || next.contains("__MISS__")) {
     tab.hit_miss = true;
@@ -252,98 +250,98 @@ int action_of_id(const Program& p, const TableInfo& tab, std::int64_t aid, const
   return action;
 }
 
-void default_entry(Loader& L, const Json& de, TableInfo& tab, const std::string& where) {
-  const Program& p = L.p_;
+void default_entry(const TableContext& ctx, const Json& de, TableInfo& tab, const std::string& where) {
+  const Program& p = ctx.ex.p;
   std::string dw = where + " default_entry";
-  const int action = action_of_id(p, tab, L_::integer(de, "action_id", dw, 0, INT32_MAX), dw);
+  const int action = action_of_id(p, tab, jf::integer(de, "action_id", dw, 0, INT32_MAX), dw);
   tab.default_entry.present = true;
   tab.default_entry.action = action;
-  tab.default_entry.action_const = L_::boolean(de, "action_const", dw, false);
-  const Json* ad = L_::find(de, "action_data");
+  tab.default_entry.action_const = jf::boolean(de, "action_const", dw, false);
+  const Json* ad = jf::find(de, "action_data");
   if (ad == nullptr || ad->is_null()) {
     if (!p.actions[action].params.empty())
       refuse(LoadCode::kSchema, dw + " gives no data for the parameters of '" + p.actions[action].name + "'");
     tab.default_entry.data.assign(static_cast<std::size_t>(p.actions[action].data_limbs), 0);
   } else {
-    tab.default_entry.data = L.action_data(*ad, action, dw);
-    tab.default_entry.entry_const = L_::boolean(de, "action_entry_const", dw, false);
+    tab.default_entry.data = action_data(ctx.ex.p, *ad, action, dw);
+    tab.default_entry.entry_const = jf::boolean(de, "action_entry_const", dw, false);
   }
 }
 
 // One key field of a constant entry into its key, mask (and range end) bytes.
 void const_key(const Json& mk, const KeyField& kf, const TableInfo& tab, ConstEntry& ce, const std::string& ew) {
   std::string kw = ew + " key '" + kf.name + "'";
-  std::string kmt = L_::string(mk, "match_type", kw);
-  Value v = kf.kind == MatchKind::kValid ? Value::of(L_::boolean(mk, "key", kw, false) ? 1 : 0)
+  std::string kmt = jf::string(mk, "match_type", kw);
+  Value v = kf.kind == MatchKind::kValid ? Value::of(jf::boolean(mk, "key", kw, false) ? 1 : 0)
             : kmt == "range"             ? Value::zero()
-                                         : L_::hexstr_fitting(L_::member(mk, "key", kw), kf.width, kw);
+                                         : jf::hexstr_fitting(jf::member(mk, "key", kw), kf.width, kw);
   v.get_bytes_be(&ce.key[kf.offset], static_cast<std::size_t>(kf.nbytes));
   Value m = Value::ones(kf.width);
   if (kmt == "ternary") {
-    m = L_::hexstr_fitting(L_::member(mk, "mask", kw), kf.width, kw + " mask");
+    m = jf::hexstr_fitting(jf::member(mk, "mask", kw), kf.width, kw + " mask");
   } else if (kmt == "lpm") {
-    ce.prefix_len = static_cast<int>(L_::integer(mk, "prefix_length", kw, 0, kf.width));
+    ce.prefix_len = static_cast<int>(jf::integer(mk, "prefix_length", kw, 0, kf.width));
   } else if (kmt == "optional") {
-    if (const Json* mj = L_::find(mk, "mask"); mj != nullptr && !mj->is_null()) m = L_::hexstr_fitting(*mj, kf.width, kw + " mask");
+    if (const Json* mj = jf::find(mk, "mask"); mj != nullptr && !mj->is_null()) m = jf::hexstr_fitting(*mj, kf.width, kw + " mask");
   } else if (kmt == "range") {
     // The start is the key; the end goes beside it (the mask stays all ones).
     if (ce.high.empty()) ce.high.assign(static_cast<std::size_t>(tab.key_bytes), 0);
-    Value end = L_::hexstr_fitting(L_::member(mk, "end", kw), kf.width, kw + " end");
-    v = L_::hexstr_fitting(L_::member(mk, "start", kw), kf.width, kw + " start");
+    Value end = jf::hexstr_fitting(jf::member(mk, "end", kw), kf.width, kw + " end");
+    v = jf::hexstr_fitting(jf::member(mk, "start", kw), kf.width, kw + " start");
     v.get_bytes_be(&ce.key[kf.offset], static_cast<std::size_t>(kf.nbytes));
     end.get_bytes_be(&ce.high[kf.offset], static_cast<std::size_t>(kf.nbytes));
   }
   m.get_bytes_be(&ce.mask[kf.offset], static_cast<std::size_t>(kf.nbytes));
 }
 
-ConstEntry const_entry(Loader& L, const Json& e, std::size_t i, const TableInfo& tab, const std::string& where) {
+ConstEntry const_entry(const TableContext& ctx, const Json& e, std::size_t i, const TableInfo& tab, const std::string& where) {
   std::string ew = where + " entry " + std::to_string(i);
   ConstEntry ce;
   ce.key.assign(static_cast<std::size_t>(tab.key_bytes), 0);
   ce.mask.assign(static_cast<std::size_t>(tab.key_bytes), 0);
-  const Json& mk = L_::array(e, "match_key", P4_MAX_KEY_FIELDS, ew, false);
+  const Json& mk = jf::array(e, "match_key", P4_MAX_KEY_FIELDS, ew, false);
   if (mk.size() != tab.keys.size())
     refuse(LoadCode::kTableEntries, ew + " has " + std::to_string(mk.size()) + " match fields; the table has " +
                                         std::to_string(tab.keys.size()) + " keys");
   for (std::size_t k = 0; k < mk.size(); ++k) const_key(mk[k], tab.keys[k], tab, ce, ew);
-  const Json& ae = L_::member(e, "action_entry", ew);
-  ce.action = action_of_id(L.p_, tab, L_::integer(ae, "action_id", ew, 0, INT32_MAX), ew);
-  ce.data = L.action_data(L_::array(ae, "action_data", P4_MAX_ACTION_PARAMS, ew), ce.action, ew);
+  const Json& ae = jf::member(e, "action_entry", ew);
+  ce.action = action_of_id(ctx.ex.p, tab, jf::integer(ae, "action_id", ew, 0, INT32_MAX), ew);
+  ce.data = action_data(ctx.ex.p, jf::array(ae, "action_data", P4_MAX_ACTION_PARAMS, ew), ce.action, ew);
   // bmv2 ranks a lower number higher; this engine, like P4Runtime, the other way.
-  std::int64_t prio = L_::find(e, "priority") ? L_::integer(e, "priority", ew, 0, INT32_MAX - 1) : static_cast<std::int64_t>(i);
+  std::int64_t prio = jf::find(e, "priority") ? jf::integer(e, "priority", ew, 0, INT32_MAX - 1) : static_cast<std::int64_t>(i);
   ce.priority = static_cast<int>(INT32_MAX - prio);
   return ce;
 }
 
-void const_entries(Loader& L, const Json& ej, TableInfo& tab, const std::string& where) {
-  L_::check_array(ej, P4_MAX_CONST_ENTRIES, where + " 'entries'");
+void const_entries(const TableContext& ctx, const Json& ej, TableInfo& tab, const std::string& where) {
+  jf::check_array(ej, P4_MAX_CONST_ENTRIES, where + " 'entries'");
   // bmv2 makes a table with an 'entries' key immutable and sizes it by that list, so an empty
   // list is a table that can never hold an entry: refused, not loaded inert.
   if (ej.empty()) refuse(LoadCode::kTableEntries, where + " has an empty 'entries' list: an immutable table that can never match");
   tab.immutable = true;
-  for (std::size_t i = 0; i < ej.size(); ++i) tab.const_entries.push_back(const_entry(L, ej[i], i, tab, where));
+  for (std::size_t i = 0; i < ej.size(); ++i) tab.const_entries.push_back(const_entry(ctx, ej[i], i, tab, where));
 }
 
 }  // namespace
 }  // namespace table_loading
 
-void load_table(Loader& L, const Json& t, TableInfo& tab, const PipelineNodes& nodes, std::uint64_t* budget) {
+void load_table(const TableContext& ctx, const Json& t, TableInfo& tab, const PipelineNodes& nodes, std::uint64_t* budget) {
   using namespace table_loading;
   const std::string where = "table '" + tab.name + "'";
-  implementation(L, t, tab, where);
-  const std::string declared = L_::string(t, "match_type", where);
-  for (const Json& kj : L_::array(t, "key", P4_MAX_KEY_FIELDS, where)) tab.keys.push_back(key(L, kj, where));
+  implementation(ctx, t, tab, where);
+  const std::string declared = jf::string(t, "match_type", where);
+  for (const Json& kj : jf::array(t, "key", P4_MAX_KEY_FIELDS, where)) tab.keys.push_back(key(ctx, kj, where));
   match_type(tab, declared, where);
-  key_layout(L.p_, tab);
-  std::int64_t max_size = L_::integer(t, "max_size", where, 0, INT64_MAX);
+  key_layout(ctx.ex.p, tab);
+  std::int64_t max_size = jf::integer(t, "max_size", where, 0, INT64_MAX);
   *budget += static_cast<std::uint64_t>(max_size);
   if (*budget > P4_MAX_TABLE_ENTRIES_TOTAL)
     refuse(LoadCode::kEntryBudget, where + ": tables ask for " + std::to_string(*budget) +
                                        " entries in all, more than the budget of " + std::to_string(P4_MAX_TABLE_ENTRIES_TOTAL));
   tab.max_size = static_cast<std::uint32_t>(max_size);
-  next_nodes(t, tab, actions(L, t, tab, where), nodes, where);
-  if (const Json* de = L_::find(t, "default_entry"); de != nullptr && !de->is_null()) default_entry(L, *de, tab, where);
-  if (const Json* ej = L_::find(t, "entries"); ej != nullptr && !ej->is_null()) const_entries(L, *ej, tab, where);
+  next_nodes(t, tab, actions(ctx, t, tab, where), nodes, where);
+  if (const Json* de = jf::find(t, "default_entry"); de != nullptr && !de->is_null()) default_entry(ctx, *de, tab, where);
+  if (const Json* ej = jf::find(t, "entries"); ej != nullptr && !ej->is_null()) const_entries(ctx, *ej, tab, where);
 }
 
 }  // namespace dpusim::p4

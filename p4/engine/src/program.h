@@ -489,7 +489,7 @@ struct Program {
   bool queueing_metadata = false;  // all four enq_/deq_ fields exist (simple_switch's rule)
   // What simple_switch requires and the program lacks (no parser 'parser', deparser
   // 'deparser', pipeline 'ingress' or 'egress'; no standard_metadata.egress_spec), in the
-  // order found. Every feature policy refuses such a program, naming each (Engine::load,
+  // order found. Every feature policy refuses such a program, naming each (load_program,
   // check_v1model).
   std::vector<std::pair<LoadCode, std::string>> not_v1model;
   // Where an action's first negative literal is, or empty (the ernic feature set refuses it).

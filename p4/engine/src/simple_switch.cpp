@@ -33,7 +33,7 @@ constexpr std::uint32_t kMirrorSessionMask = 0x7fff;
 
 }  // namespace
 
-int Engine::Impl::new_job() {
+int EngineState::new_job() {
   if (!free_jobs.empty()) {
     int j = free_jobs.back();
     free_jobs.pop_back();
@@ -43,9 +43,9 @@ int Engine::Impl::new_job() {
   return static_cast<int>(pool.size()) - 1;
 }
 
-void Engine::Impl::release(int job) { free_jobs.push_back(job); }
+void EngineState::release(int job) { free_jobs.push_back(job); }
 
-int Engine::Impl::save() {
+int EngineState::save() {
   const FrameState& st = exec->st;
   int j = new_job();
   PacketJob& p = pool[static_cast<std::size_t>(j)];
@@ -71,7 +71,7 @@ int Engine::Impl::save() {
   return j;
 }
 
-void Engine::Impl::restore(int job) {
+void EngineState::restore(int job) {
   FrameState& st = exec->st;
   const PacketJob& p = pool[static_cast<std::size_t>(job)];
   std::copy(p.phv.begin(), p.phv.end(), st.phv.begin());
@@ -97,7 +97,7 @@ void Engine::Impl::restore(int job) {
   exec->forget_wire();
 }
 
-int Engine::Impl::snapshot_for_egress(std::uint32_t port) {
+int EngineState::snapshot_for_egress(std::uint32_t port) {
   int j = save();
   PacketJob& p = pool[static_cast<std::size_t>(j)];
   // A queued packet owns what is left of its frame after the parsed headers.
@@ -109,19 +109,19 @@ int Engine::Impl::snapshot_for_egress(std::uint32_t port) {
   return j;
 }
 
-void Engine::Impl::reset_metadata(PacketJob& job) const {
+void EngineState::reset_metadata(PacketJob& job) const {
   for (const HeaderInfo& h : program.headers)
     if (h.metadata) std::fill(job.phv.begin() + h.limb, job.phv.begin() + h.limb + h.nlimbs, 0);
 }
 
-void Engine::Impl::set_field(PacketJob& job, int field, std::uint64_t value) const {
+void EngineState::set_field(PacketJob& job, int field, std::uint64_t value) const {
   if (field < 0) return;
   const FieldInfo& f = program.fields[static_cast<std::size_t>(field)];
   std::fill(job.phv.begin() + f.limb, job.phv.begin() + f.limb + f.nlimbs, 0);
   job.phv[static_cast<std::size_t>(f.limb)] = f.width < 64 ? value & ((1ull << f.width) - 1) : value;
 }
 
-void Engine::Impl::copy_field_list(PacketJob& to, const std::vector<std::uint64_t>& from, std::uint32_t list_id) const {
+void EngineState::copy_field_list(PacketJob& to, const std::vector<std::uint64_t>& from, std::uint32_t list_id) const {
   for (const FieldListInfo& fl : program.field_lists) {
     if (static_cast<std::uint32_t>(fl.id) != list_id) continue;
     for (int f : fl.fields) {
@@ -131,11 +131,11 @@ void Engine::Impl::copy_field_list(PacketJob& to, const std::vector<std::uint64_
   }
 }
 
-bool Engine::Impl::port_exists(std::uint32_t port) const {
+bool EngineState::port_exists(std::uint32_t port) const {
   return options.policy == PortPolicy::kDevice ? port <= P4_PORT_UPLINK : port < P4_V1MODEL_DROP_PORT;
 }
 
-void Engine::Impl::drop(DropReason reason) {
+void EngineState::drop(DropReason reason) {
   ++stats.dropped;
   if (reason == DropReason::kTooBig) ++stats.too_big;
   if (reason == DropReason::kFault) ++stats.faults;
@@ -146,7 +146,7 @@ void Engine::Impl::drop(DropReason reason) {
   ++result.drops;
 }
 
-void Engine::Impl::emit(std::uint32_t port, std::size_t size) {
+void EngineState::emit(std::uint32_t port, std::size_t size) {
   if (size > P4_MAX_FRAME_BYTES) return drop(DropReason::kTooBig);
   if (size < P4_MIN_FRAME_BYTES) return drop(DropReason::kTooSmall);
   (port == P4_PORT_HOST ? stats.host_out : stats.uplink_out)++;
@@ -162,7 +162,7 @@ void Engine::Impl::emit(std::uint32_t port, std::size_t size) {
 
 // --- enqueueing, copies ------------------------------------------------------------------
 
-void Engine::Impl::enqueue(int job, std::uint32_t port) {
+void EngineState::enqueue(int job, std::uint32_t port) {
   Executor& x = *exec;
   const Program& p = program;
   if (!port_exists(port)) {
@@ -200,7 +200,7 @@ void Engine::Impl::enqueue(int job, std::uint32_t port) {
   egress_queue.push_back(job);
 }
 
-int Engine::Impl::multicast(int job, std::uint32_t mgid) {
+int EngineState::multicast(int job, std::uint32_t mgid) {
   int copies = 0;
   auto g = runtime.mc_groups.find(mgid);
   if (g == runtime.mc_groups.end()) return 0;  // bmv2: "not known to the PRE", nothing sent
@@ -223,7 +223,7 @@ int Engine::Impl::multicast(int job, std::uint32_t mgid) {
   return copies;
 }
 
-void Engine::Impl::clone_to_session(int job, std::uint32_t session) {
+void EngineState::clone_to_session(int job, std::uint32_t session) {
   const MirrorSession& s = runtime.mirror_sessions.at(session);
   if (s.mgid_valid) multicast(job, s.mgid);
   if (s.port_valid) {
@@ -236,7 +236,7 @@ void Engine::Impl::clone_to_session(int job, std::uint32_t session) {
 
 // --- ingress ---------------------------------------------------------------------------
 
-void Engine::Impl::ingress(int job) {
+void EngineState::ingress(int job) {
   Executor& x = *exec;
   const Program& p = program;
   FrameState& st = x.st;
@@ -274,7 +274,7 @@ void Engine::Impl::ingress(int job) {
   end_of_ingress(job);
 }
 
-void Engine::Impl::end_of_ingress(int job) {
+void EngineState::end_of_ingress(int job) {
   Executor& x = *exec;
   const Program& p = program;
   FrameState& st = x.st;
@@ -330,7 +330,7 @@ void Engine::Impl::end_of_ingress(int job) {
 
   // The packet in flight may read its frame (st.pkt) until it is queued or has left.
   struct Release {
-    Engine::Impl& m;
+    EngineState& m;
     int job;
     ~Release() {
       if (job >= 0) m.release(job);
@@ -379,7 +379,7 @@ void Engine::Impl::end_of_ingress(int job) {
 
 // --- egress ----------------------------------------------------------------------------
 
-void Engine::Impl::egress(int job, std::uint32_t port) {
+void EngineState::egress(int job, std::uint32_t port) {
   Executor& x = *exec;
   const Program& p = program;
   FrameState& st = x.st;
@@ -450,7 +450,7 @@ void Engine::Impl::egress(int job, std::uint32_t port) {
 
 // --- one frame ---------------------------------------------------------------------------
 
-void Engine::Impl::run_frame(std::uint32_t in_port, const std::uint8_t* frame, std::size_t size, std::uint64_t time_ns) {
+void EngineState::run_frame(std::uint32_t in_port, const std::uint8_t* frame, std::size_t size, std::uint64_t time_ns) {
   Executor& x = *exec;
   result.outputs.clear();
   result.digests.clear();

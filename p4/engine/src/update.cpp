@@ -5,7 +5,7 @@
 #include <sstream>
 
 #include "dpusim/p4/limits.h"
-#include "engine_impl.h"
+#include "table_updates.h"
 #include "update_util.h"
 
 namespace dpusim::p4 {
@@ -103,7 +103,7 @@ bool key_field(const KeyField& kf, const MatchField& mf, std::size_t i, const st
 }  // namespace
 }  // namespace key_updates
 
-bool Engine::Impl::canonical_key(const TableInfo& t, const TableUpdate& u, CanonicalEntry* e, UpdateError* error) const {
+bool TableUpdates::canonical_key(const TableInfo& t, const TableUpdate& u, CanonicalEntry* e, UpdateError* error) const {
   const std::string tn = "table '" + t.name + "'";
   if (u.match.size() != t.keys.size()) {
     std::string keys;
@@ -189,7 +189,7 @@ int table_action(const Program& program, const TableInfo& t, const std::string& 
   return -1;
 }
 
-bool Engine::Impl::canonical_action(const TableInfo& t, const TableUpdate& u, CanonicalEntry* e, UpdateError* error) {
+bool TableUpdates::canonical_action(const TableInfo& t, const TableUpdate& u, CanonicalEntry* e, UpdateError* error) {
   const std::string tn = "table '" + t.name + "'";
   if (t.impl != TableImpl::kSimple) {
     // P4Runtime's action_profile_member_id / action_profile_group_id.
@@ -242,7 +242,7 @@ int range_slot(const TableRuntime& rt, const TableInfo& t, const CanonicalEntry&
 
 }  // namespace
 
-std::uint64_t* Engine::Impl::find_entry(int table, const CanonicalEntry& e) {
+std::uint64_t* TableUpdates::find_entry(int table, const CanonicalEntry& e) {
   TableRuntime& rt = tables[static_cast<std::size_t>(table)];
   if (rt.count == 0) return nullptr;
   const TableInfo& t = program.tables[static_cast<std::size_t>(table)];
@@ -261,7 +261,7 @@ std::uint64_t* Engine::Impl::find_entry(int table, const CanonicalEntry& e) {
   return nullptr;
 }
 
-void Engine::Impl::reference(const TableInfo& t, std::uint32_t ref, int delta) {
+void TableUpdates::reference(const TableInfo& t, std::uint32_t ref, int delta) {
   if (t.impl == TableImpl::kSimple) return;
   ActionProfileState& prof = runtime.profiles[static_cast<std::size_t>(t.profile)];
   auto& refs = (ref & kIndirectGroupFlag) ? prof.group_refs : prof.member_refs;
@@ -270,7 +270,7 @@ void Engine::Impl::reference(const TableInfo& t, std::uint32_t ref, int delta) {
   if (n == 0) refs.erase(ref & kIndirectIdMask);
 }
 
-bool Engine::Impl::insert_entry(int table, const CanonicalEntry& e, UpdateError* error, std::uint32_t* handle_out) {
+bool TableUpdates::insert_entry(int table, const CanonicalEntry& e, UpdateError* error, std::uint32_t* handle_out) {
   const TableInfo& t = program.tables[static_cast<std::size_t>(table)];
   TableRuntime& rt = tables[static_cast<std::size_t>(table)];
   // bmv2 sizes a table with const entries by its list, whatever max_size says.
@@ -326,7 +326,7 @@ bool Engine::Impl::insert_entry(int table, const CanonicalEntry& e, UpdateError*
   return true;
 }
 
-void Engine::Impl::erase_entry(int table, const CanonicalEntry& e, std::uint64_t* meta) {
+void TableUpdates::erase_entry(int table, const CanonicalEntry& e, std::uint64_t* meta) {
   const TableInfo& t = program.tables[static_cast<std::size_t>(table)];
   TableRuntime& rt = tables[static_cast<std::size_t>(table)];
   auto handle = static_cast<std::uint32_t>(meta[1 + t.data_limbs]);
@@ -347,7 +347,7 @@ void Engine::Impl::erase_entry(int table, const CanonicalEntry& e, std::uint64_t
   --rt.count;
 }
 
-bool Engine::Impl::apply(const TableUpdate& u, UpdateError* error, std::uint32_t* handle) {
+bool TableUpdates::apply(const TableUpdate& u, UpdateError* error, std::uint32_t* handle) {
   if (!printable(u.table)) {
     *error = fail(UpdateCode::kBadName, "the table name is empty or not printable ASCII");
     return false;
@@ -438,7 +438,7 @@ bool Engine::Impl::apply(const TableUpdate& u, UpdateError* error, std::uint32_t
   return false;
 }
 
-bool Engine::Impl::install_const_entries(LoadError* error) {
+bool TableUpdates::install_const_entries(LoadError* error) {
   for (std::size_t ti = 0; ti < program.tables.size(); ++ti) {
     const TableInfo& t = program.tables[ti];
     for (std::size_t i = 0; i < t.const_entries.size(); ++i) {

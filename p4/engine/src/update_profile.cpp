@@ -5,7 +5,7 @@
 // named by an entry, a default or a group cannot be deleted.
 #include <algorithm>
 
-#include "engine_impl.h"
+#include "table_updates.h"
 #include "update_util.h"
 
 namespace dpusim::p4 {
@@ -120,7 +120,7 @@ bool group(const ProfileUpdate& p) {
 }  // namespace
 }  // namespace profile_updates
 
-bool Engine::Impl::apply_profile(const TableUpdate& u, UpdateError* error) {
+bool TableUpdates::apply_profile(const TableUpdate& u, UpdateError* error) {
   if (!printable(u.action_profile)) {
     *error = fail(UpdateCode::kBadName, "the action profile name is empty or not printable ASCII");
     return false;

@@ -112,10 +112,10 @@ Decision RdmaPath::post_send(const SendWr& wr, std::uint64_t now_ps, RdmaMemory&
     if (handle >= 0) inputs_.emplace_back(handle, Value::of(value));
   op_->reset(&wr, &memory);
   ++stats_.runs;
-  engine_->set_extern_context(op_.get());
-  const Verdict v = engine_->run_ingress_metadata(inputs_);
+  engine_->metadata().set_extern_context(op_.get());
+  const Verdict v = engine_->metadata().run(inputs_);
   // The Ethernet path must find no request in hand: its calls decline and do nothing.
-  engine_->set_extern_context(nullptr);
+  engine_->metadata().set_extern_context(nullptr);
   if (op_->declined) ++stats_.declined;
   Decision d = finish(v, wr, now_ps, memory);
   if (op_->performed) {

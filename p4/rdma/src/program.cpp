@@ -65,7 +65,7 @@ bool analyze_rdma_program(const Engine& engine, RdmaProgramInfo* info, LoadError
         return refuse(error, LoadCode::kRdmaMetadataWidth,
                       where + " field '" + name + "' is bit<" + std::to_string(width) + ">; the RDMA path fills it as bit<" +
                           std::to_string(known->width) + ">");
-      info->*(known->handle) = engine.field_handle(h.name + "." + name);
+      info->*(known->handle) = engine.metadata().field_handle(h.name + "." + name);
     }
     info->is_rdma = true;
   }

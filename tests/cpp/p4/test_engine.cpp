@@ -235,15 +235,15 @@ TEST(MetadataRun, RunsIngressWithoutParserOrDeparser) {
   u.action = "ingress.forward";
   u.params = {{"port", "1"}};
   ASSERT_TRUE(e->update(u, &err)) << err.message;
-  int opcode = e->field_handle("rdma_metadata.opcode");
-  int qp = e->field_handle("rdma_metadata.qp_num");
+  int opcode = e->metadata().field_handle("rdma_metadata.opcode");
+  int qp = e->metadata().field_handle("rdma_metadata.qp_num");
   ASSERT_GE(opcode, 0);
-  EXPECT_EQ(e->field_width(qp), 24);
-  EXPECT_EQ(e->run_ingress_metadata({{opcode, Value::of(0x0a)}}).reason, DropReason::kIngressDrop);
-  Verdict v = e->run_ingress_metadata({{opcode, Value::of(0x0b)}});
+  EXPECT_EQ(e->metadata().field_width(qp), 24);
+  EXPECT_EQ(e->metadata().run({{opcode, Value::of(0x0a)}}).reason, DropReason::kIngressDrop);
+  Verdict v = e->metadata().run({{opcode, Value::of(0x0b)}});
   EXPECT_FALSE(v.dropped);
-  EXPECT_EQ(e->read_field(qp), Value::of(0x777));
-  EXPECT_FALSE(e->run_ingress_metadata({{opcode, Value::of(0x0c)}}).dropped);  // miss: NoAction
+  EXPECT_EQ(e->metadata().read_field(qp), Value::of(0x777));
+  EXPECT_FALSE(e->metadata().run({{opcode, Value::of(0x0c)}}).dropped);  // miss: NoAction
 }
 
 struct Calls {
@@ -276,7 +276,7 @@ TEST(Externs, ATypeMustBeRegisteredAndItsMethodsAreCalled) {
   EXPECT_NE(err.message.find("'extern tally' is not supported yet"), std::string::npos) << err.message;
   auto e = program(body, kForward, nullptr, PortPolicy::kDevice, &registry, extra);
   Calls calls;
-  e->set_extern_context(&calls);
+  e->metadata().set_extern_context(&calls);
   Verdict v = run(*e, P4_PORT_UPLINK, frame());
   ASSERT_FALSE(v.dropped);
   EXPECT_EQ(v.port, P4_PORT_HOST);

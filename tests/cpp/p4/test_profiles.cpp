@@ -103,24 +103,24 @@ TEST(RuntimeObjects, IndicesSessionsAndGroupsAreChecked) {
   auto e = load_data("v1model_ops.json", PortPolicy::kV1Model);
   UpdateError err;
   std::uint64_t b, p;
-  EXPECT_FALSE(e->counter_read("ingress.nope", 0, &b, &p, &err));
+  EXPECT_FALSE(e->objects().counter_read("ingress.nope", 0, &b, &p, &err));
   EXPECT_EQ(err.message, "no counter named 'ingress.nope'");
-  EXPECT_FALSE(e->register_write("ingress.reg", 8, Value::of(1), &err));
+  EXPECT_FALSE(e->objects().register_write("ingress.reg", 8, Value::of(1), &err));
   EXPECT_EQ(err.message, "register 'ingress.reg': index 8 is past its 8 cells");
-  EXPECT_FALSE(e->mirroring_add(32768, MirrorConfig{true, 1, false, 0}, &err));
+  EXPECT_FALSE(e->replication().mirroring_add(32768, MirrorConfig{true, 1, false, 0}, &err));
   EXPECT_EQ(update_code_name(err.code), std::string("index"));
-  EXPECT_FALSE(e->mc_group_create(0, &err));
+  EXPECT_FALSE(e->replication().mc_group_create(0, &err));
   std::uint32_t h;
-  EXPECT_FALSE(e->mc_node_create(1, {511}, &h, &err));
+  EXPECT_FALSE(e->replication().mc_node_create(1, {511}, &h, &err));
   EXPECT_EQ(err.message, "multicast port 511 is outside [0, 510]");
-  EXPECT_TRUE(e->mc_group_create(1, &err));
-  EXPECT_FALSE(e->mc_group_create(1, &err));
-  EXPECT_TRUE(e->mc_node_create(3, {1, 2}, &h, &err));
+  EXPECT_TRUE(e->replication().mc_group_create(1, &err));
+  EXPECT_FALSE(e->replication().mc_group_create(1, &err));
+  EXPECT_TRUE(e->replication().mc_node_create(3, {1, 2}, &h, &err));
   EXPECT_EQ(h, 0u);
-  EXPECT_TRUE(e->mc_node_associate(1, h, &err));
-  EXPECT_FALSE(e->mc_node_associate(1, h, &err));
+  EXPECT_TRUE(e->replication().mc_node_associate(1, h, &err));
+  EXPECT_FALSE(e->replication().mc_node_associate(1, h, &err));
   EXPECT_EQ(update_code_name(err.code), std::string("in_use"));
-  EXPECT_FALSE(e->set_entry_timeout("ingress.ops", 0, 10, &err));
+  EXPECT_FALSE(e->objects().set_entry_timeout("ingress.ops", 0, 10, &err));
   EXPECT_EQ(err.message, "table 'ingress.ops' does not support idle timeouts");
 }
 

@@ -17,8 +17,8 @@ TEST(DeviceProgram, TheWorkedExamplesLoadAsRdmaPrograms) {
     ASSERT_TRUE(analyze_rdma_program(*e, &info, &err)) << err.message;
     EXPECT_TRUE(info.is_rdma);
     EXPECT_GE(info.opcode, 0);
-    EXPECT_EQ(e->field_width(info.opcode), 8);
-    EXPECT_EQ(e->field_width(info.qp_num), 24);
+    EXPECT_EQ(e->metadata().field_width(info.opcode), 8);
+    EXPECT_EQ(e->metadata().field_width(info.qp_num), 24);
   }
   // fp8_convert declares only opcode and qp_num: the others are optional.
   RdmaProgramInfo info;

@@ -160,6 +160,12 @@ struct LoadOptions {
   FeaturePolicy features = FeaturePolicy::kBmv2;
 };
 
+// The engine's state (src/engine_impl.h) and the objects that reach parts of it.
+struct EngineState;
+class RuntimeObjects;
+class Replication;
+class MetadataRun;
+
 class Engine {
  public:
   // Loads and validates a program. On refusal returns null with *error set.
@@ -182,39 +188,14 @@ class Engine {
   // the frame went nowhere. The verdict's data stays valid until the next call.
   Verdict process(std::uint32_t in_port, const std::uint8_t* frame, std::size_t size);
 
-  // --- bmv2's runtime objects besides tables (simple_switch_CLI's commands) -------------
-  // Counters (direct ones by their table's entry handle).
-  bool counter_read(const std::string& name, std::uint32_t index, std::uint64_t* bytes, std::uint64_t* packets,
-                    UpdateError* error) const;
-  bool counter_write(const std::string& name, std::uint32_t index, std::uint64_t bytes, std::uint64_t packets,
-                     UpdateError* error);
-  bool counter_reset(const std::string& name, UpdateError* error);
-  // Meters: rates in units per microsecond and bursts in units, slowest first ({CIR, PIR}).
-  bool meter_set_rates(const std::string& name, std::uint32_t index,
-                       const std::vector<std::pair<double, std::uint64_t>>& rates, UpdateError* error);
-  bool register_read(const std::string& name, std::uint32_t index, Value* value, UpdateError* error) const;
-  bool register_write(const std::string& name, std::uint32_t index, const Value& value, UpdateError* error);
-  bool register_reset(const std::string& name, UpdateError* error);
-  // Mirroring sessions 0..32767.
-  bool mirroring_add(std::uint32_t session, const MirrorConfig& config, UpdateError* error);
-  bool mirroring_delete(std::uint32_t session, UpdateError* error);
-  // The packet replication engine: groups of nodes, a node a replication id and ports.
-  bool mc_group_create(std::uint32_t group, UpdateError* error);
-  bool mc_group_destroy(std::uint32_t group, UpdateError* error);
-  bool mc_node_create(std::uint32_t rid, const std::vector<std::uint32_t>& ports, std::uint32_t* handle, UpdateError* error);
-  bool mc_node_update(std::uint32_t handle, const std::vector<std::uint32_t>& ports, UpdateError* error);
-  bool mc_node_destroy(std::uint32_t handle, UpdateError* error);
-  bool mc_node_associate(std::uint32_t group, std::uint32_t handle, UpdateError* error);
-  bool mc_node_dissociate(std::uint32_t group, std::uint32_t handle, UpdateError* error);
-  // Parse value sets: values at the set's compressed width.
-  bool pvs_add(const std::string& name, const Value& value, UpdateError* error);
-  bool pvs_remove(const std::string& name, const Value& value, UpdateError* error);
-  bool pvs_clear(const std::string& name, UpdateError* error);
-  // An entry's idle timeout, kept as data (bmv2's table_set_timeout); nothing expires.
-  bool set_entry_timeout(const std::string& table, std::uint32_t handle, std::uint64_t timeout_ms, UpdateError* error);
-  // A crc16_custom or crc32_custom calculation's parameters (set_crc16/32_parameters).
-  bool set_crc_parameters(const std::string& calculation, int width, std::uint64_t poly, std::uint64_t init,
-                          std::uint64_t xor_out, bool reflect_in, bool reflect_out, UpdateError* error);
+  // bmv2's runtime objects besides tables, as simple_switch_CLI reaches them.
+  RuntimeObjects& objects();
+  const RuntimeObjects& objects() const;
+  // Mirroring sessions and the packet replication engine's multicast groups.
+  Replication& replication();
+  // The RDMA path's metadata-only run of the ingress pipeline.
+  MetadataRun& metadata();
+  const MetadataRun& metadata() const;
   // Seeds random() (modify_field_rng_uniform); a run's seed gives its numbers.
   void set_seed(std::uint64_t seed);
 
@@ -233,23 +214,81 @@ class Engine {
   // The options the program was loaded with (which extern registry its calls go to).
   const LoadOptions& load_options() const;
 
-  // --- The RDMA path's metadata-only run -------------------------------------------------
+ private:
+  explicit Engine(std::unique_ptr<EngineState> state);
+  std::unique_ptr<EngineState> impl_;
+};
+
+// Counters, meters, registers, parse value sets, entry timeouts and custom CRC parameters
+// (simple_switch_CLI's commands; bmv2's runtime interface). Every name and index is checked;
+// nothing out of range is clamped.
+class RuntimeObjects {
+ public:
+  explicit RuntimeObjects(EngineState& state) : m_(state) {}
+  // Counters (direct ones by their table's entry handle).
+  bool counter_read(const std::string& name, std::uint32_t index, std::uint64_t* bytes, std::uint64_t* packets,
+                    UpdateError* error) const;
+  bool counter_write(const std::string& name, std::uint32_t index, std::uint64_t bytes, std::uint64_t packets,
+                     UpdateError* error);
+  bool counter_reset(const std::string& name, UpdateError* error);
+  // Meters: rates in units per microsecond and bursts in units, slowest first ({CIR, PIR}).
+  bool meter_set_rates(const std::string& name, std::uint32_t index,
+                       const std::vector<std::pair<double, std::uint64_t>>& rates, UpdateError* error);
+  bool register_read(const std::string& name, std::uint32_t index, Value* value, UpdateError* error) const;
+  bool register_write(const std::string& name, std::uint32_t index, const Value& value, UpdateError* error);
+  bool register_reset(const std::string& name, UpdateError* error);
+  // Parse value sets: values at the set's compressed width.
+  bool pvs_add(const std::string& name, const Value& value, UpdateError* error);
+  bool pvs_remove(const std::string& name, const Value& value, UpdateError* error);
+  bool pvs_clear(const std::string& name, UpdateError* error);
+  // An entry's idle timeout, kept as data (bmv2's table_set_timeout); nothing expires.
+  bool set_entry_timeout(const std::string& table, std::uint32_t handle, std::uint64_t timeout_ms, UpdateError* error);
+  // A crc16_custom or crc32_custom calculation's parameters (set_crc16/32_parameters).
+  bool set_crc_parameters(const std::string& calculation, int width, std::uint64_t poly, std::uint64_t init,
+                          std::uint64_t xor_out, bool reflect_in, bool reflect_out, UpdateError* error);
+
+ private:
+  EngineState& m_;
+};
+
+// Mirroring sessions 0..32767 and the packet replication engine: groups of nodes, a node a
+// replication id and ports (simple_switch's mirroring_add, mc_mgrp_create, mc_node_create...).
+class Replication {
+ public:
+  explicit Replication(EngineState& state) : m_(state) {}
+  bool mirroring_add(std::uint32_t session, const MirrorConfig& config, UpdateError* error);
+  bool mirroring_delete(std::uint32_t session, UpdateError* error);
+  bool mc_group_create(std::uint32_t group, UpdateError* error);
+  bool mc_group_destroy(std::uint32_t group, UpdateError* error);
+  bool mc_node_create(std::uint32_t rid, const std::vector<std::uint32_t>& ports, std::uint32_t* handle, UpdateError* error);
+  bool mc_node_update(std::uint32_t handle, const std::vector<std::uint32_t>& ports, UpdateError* error);
+  bool mc_node_destroy(std::uint32_t handle, UpdateError* error);
+  bool mc_node_associate(std::uint32_t group, std::uint32_t handle, UpdateError* error);
+  bool mc_node_dissociate(std::uint32_t group, std::uint32_t handle, UpdateError* error);
+
+ private:
+  EngineState& m_;
+};
+
+// The RDMA path's metadata-only run: the ingress pipeline over metadata fields, no parser and
+// no deparser.
+class MetadataRun {
+ public:
+  explicit MetadataRun(EngineState& state) : m_(state) {}
   // A handle for a field named "header.field" (field aliases included), or -1.
   int field_handle(const std::string& name) const;
   int field_width(int handle) const;
-  // Runs the ingress pipeline with no parser and no deparser: headers invalid, metadata
-  // zero except the given (handle, value) inputs. Returns the verdict of the end of
-  // ingress (dropped when egress_spec is 511; kExternStop when an extern stopped it).
-  Verdict run_ingress_metadata(const std::vector<std::pair<int, Value>>& inputs);
+  // Runs the ingress pipeline: headers invalid, metadata zero except the given (handle,
+  // value) inputs. Returns the verdict of the end of ingress (dropped when egress_spec is
+  // 511; kExternStop when an extern stopped it).
+  Verdict run(const std::vector<std::pair<int, Value>>& inputs);
   // Reads a field as the last run left it.
   Value read_field(int handle) const;
   // The per-run context handed to extern methods (ExternCall::context).
   void set_extern_context(void* context);
 
  private:
-  struct Impl;
-  explicit Engine(std::unique_ptr<Impl> impl);
-  std::unique_ptr<Impl> impl_;
+  EngineState& m_;
 };
 
 }  // namespace dpusim::p4

@@ -1,11 +1,9 @@
-// JSON accessors of the loader: each one checks the JSON type it expects and refuses with
-// the object and key it was reading, so no malformed document reaches a nlohmann exception
-// or a default value.
+// The typed JSON field accessors of json_fields.h.
 #include <cstdio>
 #include <limits>
 
 #include "dpusim/p4/limits.h"
-#include "loader.h"
+#include "json_fields.h"
 
 namespace dpusim::p4 {
 
@@ -15,33 +13,34 @@ void refuse_feature(const std::string& feature, const std::string& where) {
   refuse(LoadCode::kUnsupported, where + ": '" + feature + "' is not supported yet");
 }
 
+namespace jf {
 namespace {
 
 std::string type_name(const Json& v) { return v.type_name(); }
 
 }  // namespace
 
-const Json* Loader::find(const Json& obj, const char* key) {
+const Json* find(const Json& obj, const char* key) {
   if (!obj.is_object()) return nullptr;
   auto it = obj.find(key);
   return it == obj.end() ? nullptr : &*it;
 }
 
-const Json& Loader::member(const Json& obj, const char* key, const std::string& where) {
+const Json& member(const Json& obj, const char* key, const std::string& where) {
   if (!obj.is_object()) refuse(LoadCode::kSchema, where + " is a JSON " + type_name(obj) + ", not an object");
   const Json* v = find(obj, key);
   if (v == nullptr) refuse(LoadCode::kSchema, where + " has no '" + key + "'");
   return *v;
 }
 
-void Loader::check_array(const Json& arr, std::size_t limit, const std::string& what) {
+void check_array(const Json& arr, std::size_t limit, const std::string& what) {
   if (!arr.is_array()) refuse(LoadCode::kSchema, what + " is a JSON " + type_name(arr) + ", not an array");
   if (arr.size() > limit)
     refuse(LoadCode::kArraySize, what + " has " + std::to_string(arr.size()) +
                                      " entries, more than the limit of " + std::to_string(limit));
 }
 
-const Json& Loader::array(const Json& obj, const char* key, std::size_t limit,
+const Json& array(const Json& obj, const char* key, std::size_t limit,
                           const std::string& where, bool optional) {
   static const Json empty = Json::array();
   const Json* v = find(obj, key);
@@ -53,7 +52,7 @@ const Json& Loader::array(const Json& obj, const char* key, std::size_t limit,
   return *v;
 }
 
-void Loader::check_name(const std::string& name, const std::string& where) {
+void check_name(const std::string& name, const std::string& where) {
   if (name.empty()) refuse(LoadCode::kBadName, where + ": empty name");
   if (name.size() > P4_MAX_NAME_BYTES)
     refuse(LoadCode::kBadName, where + ": name of " + std::to_string(name.size()) +
@@ -69,19 +68,19 @@ void Loader::check_name(const std::string& name, const std::string& where) {
   }
 }
 
-std::string Loader::string(const Json& obj, const char* key, const std::string& where) {
+std::string string(const Json& obj, const char* key, const std::string& where) {
   const Json& v = member(obj, key, where);
   if (!v.is_string()) refuse(LoadCode::kSchema, where + " '" + key + "' is a JSON " + type_name(v) + ", not a string");
   return v.get<std::string>();
 }
 
-std::string Loader::name(const Json& obj, const std::string& where) {
+std::string name(const Json& obj, const std::string& where) {
   std::string n = string(obj, "name", where);
   check_name(n, where);
   return n;
 }
 
-std::int64_t Loader::as_integer(const Json& v, const std::string& what, std::int64_t min,
+std::int64_t as_integer(const Json& v, const std::string& what, std::int64_t min,
                                 std::int64_t max) {
   if (v.is_number_float())
     refuse(LoadCode::kBadWidth, what + " is the floating-point number " + v.dump() + ", not an integer");
@@ -103,12 +102,12 @@ std::int64_t Loader::as_integer(const Json& v, const std::string& what, std::int
   return x;
 }
 
-std::int64_t Loader::integer(const Json& obj, const char* key, const std::string& where,
+std::int64_t integer(const Json& obj, const char* key, const std::string& where,
                              std::int64_t min, std::int64_t max) {
   return as_integer(member(obj, key, where), where + " '" + key + "'", min, max);
 }
 
-Loader::Identity Loader::identify(const Json& obj, const std::string& kind, std::set<std::int64_t>* ids,
+Identity identify(const Json& obj, const std::string& kind, std::set<std::int64_t>* ids,
                                   std::map<std::string, int>* names, int index) {
   Identity out;
   out.name = name(obj, kind);
@@ -120,14 +119,14 @@ Loader::Identity Loader::identify(const Json& obj, const std::string& kind, std:
   return out;
 }
 
-bool Loader::boolean(const Json& obj, const char* key, const std::string& where, bool dflt) {
+bool boolean(const Json& obj, const char* key, const std::string& where, bool dflt) {
   const Json* v = find(obj, key);
   if (v == nullptr || v->is_null()) return dflt;
   if (!v->is_boolean()) refuse(LoadCode::kSchema, where + " '" + key + "' is a JSON " + type_name(*v) + ", not a boolean");
   return v->get<bool>();
 }
 
-Value Loader::hexstr(const Json& v, const std::string& where) {
+Value hexstr(const Json& v, const std::string& where) {
   if (!v.is_string()) refuse(LoadCode::kSchema, where + ": literal is a JSON " + type_name(v) + ", not a hexstr");
   const std::string& text = v.get_ref<const std::string&>();
   Value out;
@@ -150,14 +149,14 @@ Value Loader::hexstr(const Json& v, const std::string& where) {
   return out;
 }
 
-bool Loader::literal_fits(const Value& v, int width) {
+bool literal_fits(const Value& v, int width) {
   if (!v.is_negative()) return v.bit_length() <= width;
   Value magnitude;
   value_neg(magnitude, v);
   return magnitude.bit_length() <= width;
 }
 
-Value Loader::hexstr_fitting(const Json& v, int width, const std::string& where) {
+Value hexstr_fitting(const Json& v, int width, const std::string& where) {
   Value out = hexstr(v, where);
   if (!literal_fits(out, width))
     refuse(LoadCode::kLiteralWidth, where + ": literal " + out.to_hex() + " is wider than its " +
@@ -166,7 +165,7 @@ Value Loader::hexstr_fitting(const Json& v, int width, const std::string& where)
   return out;
 }
 
-std::vector<std::uint8_t> Loader::hexbytes(const Json& v, int nbytes, const std::string& where) {
+std::vector<std::uint8_t> hexbytes(const Json& v, int nbytes, const std::string& where) {
   Value val = hexstr(v, where);
   if (!literal_fits(val, nbytes * 8))
     refuse(LoadCode::kLiteralWidth, where + ": " + val.to_hex() + " is wider than its " +
@@ -176,4 +175,5 @@ std::vector<std::uint8_t> Loader::hexbytes(const Json& v, int nbytes, const std:
   return out;
 }
 
+}  // namespace jf
 }  // namespace dpusim::p4
