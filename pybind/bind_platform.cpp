@@ -159,6 +159,219 @@ tlp::Header header_from(const py::dict& d) {
   return h;
 }
 
+// The host side a driver uses: configuration and memory requests, host memory, frames on a wire.
+void bind_host_access(py::class_<Platform>& c) {
+  c.def("config_read", &Platform::config_read)
+    .def("config_write", &Platform::config_write)
+    .def("mem_read", &Platform::mem_read)
+    .def("mem_write", [](Platform& p, uint64_t addr, py::bytes data) {
+      std::string s = data;
+      return p.mem_write(addr, std::vector<uint8_t>(s.begin(), s.end()));
+    })
+    .def("raw", [](Platform& p, const py::dict& header, py::bytes data) {
+      std::string s = data;
+      return p.raw(header_from(header), std::vector<uint8_t>(s.begin(), s.end()));
+    })
+    .def("host_alloc", [](Platform& p, uint64_t size, uint64_t align) { return p.host().memory.alloc(size, align); })
+    .def("host_watch", [](Platform& p, uint64_t addr, uint64_t len) { return p.host().watch_memory(addr, len); })
+    .def("host_unwatch", [](Platform& p, uint64_t id) { p.host().unwatch_memory(id); })
+    .def("send_frame", [](Platform& p, unsigned wire, py::bytes data) {
+      std::string s = data;
+      try {
+        return p.send_frame(wire, std::vector<uint8_t>(s.begin(), s.end()));
+      } catch (const std::invalid_argument& e) {
+        throw py::value_error(e.what());
+      }
+    })
+    .def("wires", &Platform::wires)
+    .def("family", [](Platform& p) { return p.spec().family_name; })
+    .def("host_free", [](Platform& p, uint64_t addr) { return p.host().memory.free(addr); })
+    .def("host_read", [](Platform& p, uint64_t addr, uint64_t n) {
+      if (!p.host().memory.allocated(addr, n))
+        throw py::value_error("host memory read outside allocated memory");
+      std::string out(n, '\0');
+      p.host().memory.read(addr, reinterpret_cast<uint8_t*>(out.data()), n);
+      return py::bytes(out);
+    })
+    .def("host_write", [](Platform& p, uint64_t addr, py::bytes data) {
+      std::string s = data;
+      if (!p.host().memory.allocated(addr, s.size()))
+        throw py::value_error("host memory write outside allocated memory");
+      p.host().memory.write(addr, reinterpret_cast<const uint8_t*>(s.data()), s.size());
+    });
+}
+
+// Waiting on events.
+void bind_events(py::class_<Platform>& c) {
+  c.def("add_watcher", [](Platform& p, std::vector<std::pair<std::string, std::string>> match, bool once) {
+      return p.ctx().log.add_watcher(std::move(match), once);
+    })
+    .def("remove_watcher", [](Platform& p, uint64_t id) { p.ctx().log.remove_watcher(id); });
+}
+
+// Fault injection on the fabric and on the mesh (tlm/faults.h, net/mesh.h).
+void bind_faults(py::class_<Platform>& c) {
+  c.def("add_fault", [](Platform& p, const std::string& action, const py::dict& match, uint64_t delay_ps,
+                         uint64_t skip, uint64_t count) {
+      dpusim::pcie::FaultRule r;
+      if (action == "drop") r.action = dpusim::pcie::FaultAction::Drop;
+      else if (action == "duplicate") r.action = dpusim::pcie::FaultAction::Duplicate;
+      else if (action == "delay") r.action = dpusim::pcie::FaultAction::Delay;
+      else throw py::value_error("fault action '" + action + "' is not drop, duplicate or delay");
+      r.match = match_from(match);
+      r.delay_ps = delay_ps;
+      r.skip = skip;
+      r.count = count;
+      return p.ctx().faults.add(r);
+    })
+    .def("remove_fault", [](Platform& p, uint64_t id) { p.ctx().faults.remove(id); })
+    .def("add_mesh_fault", [](Platform& p, const std::string& action, std::optional<std::string> src,
+                              std::optional<std::string> dst, std::optional<std::string> kind, uint64_t delay_ps,
+                              uint64_t skip, uint64_t count) {
+      dpusim::net::Mesh* mesh = p.mesh();
+      if (!mesh) throw py::value_error("the platform has no mesh");
+      auto node = [mesh](const std::string& name) {
+        for (unsigned i = 0; i < mesh->nodes(); ++i)
+          if (mesh->member(i).mesh_name() == name) return i;
+        throw py::value_error("'" + name + "' is not a member of the mesh");
+      };
+      dpusim::net::MeshFault f;
+      if (action == "drop") f.action = dpusim::net::MeshFaultAction::Drop;
+      else if (action == "delay") f.action = dpusim::net::MeshFaultAction::Delay;
+      else if (action == "duplicate") f.action = dpusim::net::MeshFaultAction::Duplicate;
+      else throw py::value_error("mesh fault action '" + action + "' is not drop, delay or duplicate");
+      if (src) f.src = node(*src);
+      if (dst) f.dst = node(*dst);
+      f.kind = kind;
+      f.delay_ps = delay_ps;
+      f.skip = skip;
+      f.count = count;
+      return mesh->add_fault(f);
+    })
+    .def("remove_mesh_fault", [](Platform& p, uint64_t id) {
+      if (p.mesh()) p.mesh()->remove_fault(id);
+    });
+}
+
+// The timing profile and exploration (tlm/timing.h, tlm/explore.h).
+void bind_timing(py::class_<Platform>& c) {
+  c.def("set_timing", [](Platform& p, const std::string& name, uint64_t value) {
+      try {
+        p.ctx().timing.set(name, value);
+      } catch (const std::invalid_argument& e) {
+        throw py::value_error(e.what());
+      }
+      p.ctx().event("platform", "timing_override").str("name", name).u64("value", value);
+    })
+    .def("get_timing", [](Platform& p, const std::string& name) {
+      try {
+        return p.ctx().timing.get(name);
+      } catch (const std::invalid_argument& e) {
+        throw py::value_error(e.what());
+      }
+    })
+    .def("latency", [](Platform& p, const std::string& name) {
+      // One use of a latency: the profile's value, or a draw within its range when exploring.
+      const int i = dpusim::pcie::TimingProfile::find(name);
+      if (i < 0) throw py::value_error("unknown timing parameter '" + name + "'");
+      const auto& info = dpusim::pcie::TimingProfile::params()[size_t(i)];
+      return p.ctx().explore.latency(info.name, info.explore, p.ctx().timing.get(name), info.min, info.max);
+    })
+    .def("explore_enabled", [](Platform& p) { return p.ctx().explore.enabled(); })
+    .def("explore_knob_on", [](Platform& p, const std::string& knob) { return p.ctx().explore.knob_on(knob); })
+    .def("explore_draw", [](Platform& p, const std::string& knob, uint64_t n) {
+      if (!p.ctx().explore.knob_on(knob)) throw py::value_error("exploration knob '" + knob + "' is off");
+      return p.ctx().explore.draw_below(knob, n);
+    })
+    .def("explore_used", [](Platform& p) { return p.ctx().explore.used(); });
+}
+
+// Invariants, raw configuration reads, event and trace output, SystemC reports.
+void bind_checks(py::class_<Platform>& c) {
+  c.def("violation", [](Platform& p, const std::string& path, const std::string& kind, const std::string& detail) {
+      // An invariant a Python-side model checks (a driver's view of a device), through the checker.
+      p.ctx().checker.violation(Platform::now_ps(), path, kind, detail);
+    })
+    .def("expect_violation", [](Platform& p, const std::string& kind, uint64_t count) {
+      p.ctx().checker.expect(kind, count);
+      p.ctx().event("platform", "expect_violation").str("kind", kind).u64("count", count);
+    })
+    .def("peek_config", [](Platform& p, const std::string& path, uint16_t offset) {
+      auto* f = p.function(path);
+      if (!f) throw py::value_error("no function at '" + path + "'");
+      return f->cfg.read_dword(offset);
+    })
+    .def("function_id", [](Platform& p, const std::string& path) {
+      auto* f = p.function(path);
+      if (!f) throw py::value_error("no function at '" + path + "'");
+      return f->id();
+    })
+    .def("log_event", [](Platform& p, const std::string& path, const std::string& name,
+                         const std::vector<std::pair<std::string, std::string>>& fields) {
+      auto e = p.ctx().event(path, name);
+      for (const auto& [k, v] : fields) e.json(k, v);
+    })
+    .def("tracing", [](Platform& p) { return p.ctx().log.has_sinks(); })
+    // The Python runtime's tasks (dpusim.trace; tlm/trace_tasks.h), straight to the trace: no
+    // event, no rule, one short call per spawn, await and end.
+    .def("trace_task_spawn", [](Platform& p, uint64_t task, std::string_view name) {
+      if (auto* t = p.trace_writer()) t->task_spawn(Platform::now_ps(), task, name);
+    })
+    .def("trace_task_wait", [](Platform& p, uint64_t task, std::string_view what) {
+      if (auto* t = p.trace_writer()) t->task_wait(Platform::now_ps(), task, what);
+    })
+    .def("trace_task_end", [](Platform& p, uint64_t task, std::string_view outcome) {
+      if (auto* t = p.trace_writer()) t->task_end(Platform::now_ps(), task, outcome);
+    })
+    .def("add_trace_rule", [](Platform& p, const py::dict& d) { p.ctx().trace_rules.add(trace_rule_from(d)); },
+         "Adds a trace rule (tlm/trace_rules.h) from a dict: event, kind (instant, begin, end, state, span, "
+         "ignore), process, thread, name, key, from, to, when ({field: value}), lanes, category.")
+    .def("systemc_report", [](Platform&, const std::string& severity, const std::string& msg) {
+      // Fault injection: a SystemC report as a model would raise it.
+      if (severity == "info") SC_REPORT_INFO("dpusim/injected", msg.c_str());
+      else if (severity == "warning") SC_REPORT_WARNING("dpusim/injected", msg.c_str());
+      else throw py::value_error("severity '" + severity + "' is not info or warning");
+    })
+    .def("set_log_enabled", [](Platform& p, bool on) { p.ctx().log.set_enabled(on); })
+    .def("log_level", [](Platform& p) { return std::string(dpusim::pcie::log_level_name(p.spec().log.level)); })
+    .def("log_digest", [](Platform& p) { return p.ctx().log.digest(); });
+}
+
+// The Linux bridge (models/host/linux_bridge.h).
+void bind_linux(py::class_<Platform>& c) {
+  c.def("linux_start", [](Platform& p, const py::dict& d) { p.linux_bridge().start(linux_spec_from(d)); },
+         py::call_guard<py::gil_scoped_release>())
+    .def("linux_input", [](Platform& p, const std::string& line) { p.linux_bridge().console_input(line); })
+    .def("linux_running", [](Platform& p) { return p.linux_bridge().running(); });
+}
+
+// Fidelity per device and the run's end.
+void bind_run(py::class_<Platform>& c) {
+  c.def("set_fidelity", [](Platform& p, const std::string& mode, const std::string& device) {
+      try {
+        p.set_fidelity(dpusim::pcie::parse_fidelity(mode), device);
+      } catch (const std::invalid_argument& e) {
+        throw py::value_error(e.what());
+      }
+    })
+    .def("fidelity", [](Platform& p, const std::string& device) {
+      auto* ep = p.endpoint_base(device);
+      if (!ep) throw py::value_error("no endpoint '" + device + "'");
+      return std::string(dpusim::pcie::fidelity_name(ep->fidelity()));
+    })
+    .def("direct_accesses", [](Platform& p, const std::string& device) {
+      auto* ep = p.endpoint_base(device);
+      if (!ep) throw py::value_error("no endpoint '" + device + "'");
+      return std::make_pair(ep->dma().direct_reads(), ep->dma().direct_writes());
+    })
+    .def("take_log", [](Platform& p) { return py::bytes(p.ctx().log.take_memory()); })
+    .def("slots", &Platform::slots)
+    .def("finish", &Platform::finish)
+    .def("failed", &Platform::failed)
+    .def("failure", &Platform::failure)
+    .def("seed", [](Platform& p) { return p.spec().seed; });
+}
+
 }  // namespace
 
 DPUSIM_PYBIND(platform) {
@@ -203,8 +416,8 @@ DPUSIM_PYBIND(platform) {
       .def_readonly("time_ps", &PyNotification::time_ps)
       .def_readonly("address", &PyNotification::address);
 
-  py::class_<Platform>(m, "Platform")
-      .def(py::init([](const std::string& doc, const std::string& log_path, const std::string& vcd_path,
+  py::class_<Platform> platform(m, "Platform");
+  platform.def(py::init([](const std::string& doc, const std::string& log_path, const std::string& vcd_path,
                        const std::string& pcap_dir, const std::vector<std::string>& search_dirs,
                        const std::string& trace_path) {
              auto spec = dpusim::platform::parse_platform_doc(doc, dpusim::platform::DocContext{search_dirs});
@@ -222,190 +435,12 @@ DPUSIM_PYBIND(platform) {
           out.push_back(PyNotification{n.kind, n.token, n.time_ps, n.address, n.status,
                                        py::bytes(reinterpret_cast<const char*>(n.data.data()), n.data.size()), n.text});
         return out;
-      })
-      .def("config_read", &Platform::config_read)
-      .def("config_write", &Platform::config_write)
-      .def("mem_read", &Platform::mem_read)
-      .def("mem_write", [](Platform& p, uint64_t addr, py::bytes data) {
-        std::string s = data;
-        return p.mem_write(addr, std::vector<uint8_t>(s.begin(), s.end()));
-      })
-      .def("raw", [](Platform& p, const py::dict& header, py::bytes data) {
-        std::string s = data;
-        return p.raw(header_from(header), std::vector<uint8_t>(s.begin(), s.end()));
-      })
-      .def("host_alloc", [](Platform& p, uint64_t size, uint64_t align) { return p.host().memory.alloc(size, align); })
-      .def("host_watch", [](Platform& p, uint64_t addr, uint64_t len) { return p.host().watch_memory(addr, len); })
-      .def("host_unwatch", [](Platform& p, uint64_t id) { p.host().unwatch_memory(id); })
-      .def("send_frame", [](Platform& p, unsigned wire, py::bytes data) {
-        std::string s = data;
-        try {
-          return p.send_frame(wire, std::vector<uint8_t>(s.begin(), s.end()));
-        } catch (const std::invalid_argument& e) {
-          throw py::value_error(e.what());
-        }
-      })
-      .def("wires", &Platform::wires)
-      .def("family", [](Platform& p) { return p.spec().family_name; })
-      .def("host_free", [](Platform& p, uint64_t addr) { return p.host().memory.free(addr); })
-      .def("host_read", [](Platform& p, uint64_t addr, uint64_t n) {
-        if (!p.host().memory.allocated(addr, n))
-          throw py::value_error("host memory read outside allocated memory");
-        std::string out(n, '\0');
-        p.host().memory.read(addr, reinterpret_cast<uint8_t*>(out.data()), n);
-        return py::bytes(out);
-      })
-      .def("host_write", [](Platform& p, uint64_t addr, py::bytes data) {
-        std::string s = data;
-        if (!p.host().memory.allocated(addr, s.size()))
-          throw py::value_error("host memory write outside allocated memory");
-        p.host().memory.write(addr, reinterpret_cast<const uint8_t*>(s.data()), s.size());
-      })
-      .def("add_watcher", [](Platform& p, std::vector<std::pair<std::string, std::string>> match, bool once) {
-        return p.ctx().log.add_watcher(std::move(match), once);
-      })
-      .def("remove_watcher", [](Platform& p, uint64_t id) { p.ctx().log.remove_watcher(id); })
-      .def("add_fault", [](Platform& p, const std::string& action, const py::dict& match, uint64_t delay_ps,
-                           uint64_t skip, uint64_t count) {
-        dpusim::pcie::FaultRule r;
-        if (action == "drop") r.action = dpusim::pcie::FaultAction::Drop;
-        else if (action == "duplicate") r.action = dpusim::pcie::FaultAction::Duplicate;
-        else if (action == "delay") r.action = dpusim::pcie::FaultAction::Delay;
-        else throw py::value_error("fault action '" + action + "' is not drop, duplicate or delay");
-        r.match = match_from(match);
-        r.delay_ps = delay_ps;
-        r.skip = skip;
-        r.count = count;
-        return p.ctx().faults.add(r);
-      })
-      .def("remove_fault", [](Platform& p, uint64_t id) { p.ctx().faults.remove(id); })
-      .def("add_mesh_fault", [](Platform& p, const std::string& action, std::optional<std::string> src,
-                                std::optional<std::string> dst, std::optional<std::string> kind, uint64_t delay_ps,
-                                uint64_t skip, uint64_t count) {
-        dpusim::net::Mesh* mesh = p.mesh();
-        if (!mesh) throw py::value_error("the platform has no mesh");
-        auto node = [mesh](const std::string& name) {
-          for (unsigned i = 0; i < mesh->nodes(); ++i)
-            if (mesh->member(i).mesh_name() == name) return i;
-          throw py::value_error("'" + name + "' is not a member of the mesh");
-        };
-        dpusim::net::MeshFault f;
-        if (action == "drop") f.action = dpusim::net::MeshFaultAction::Drop;
-        else if (action == "delay") f.action = dpusim::net::MeshFaultAction::Delay;
-        else if (action == "duplicate") f.action = dpusim::net::MeshFaultAction::Duplicate;
-        else throw py::value_error("mesh fault action '" + action + "' is not drop, delay or duplicate");
-        if (src) f.src = node(*src);
-        if (dst) f.dst = node(*dst);
-        f.kind = kind;
-        f.delay_ps = delay_ps;
-        f.skip = skip;
-        f.count = count;
-        return mesh->add_fault(f);
-      })
-      .def("remove_mesh_fault", [](Platform& p, uint64_t id) {
-        if (p.mesh()) p.mesh()->remove_fault(id);
-      })
-      .def("set_timing", [](Platform& p, const std::string& name, uint64_t value) {
-        try {
-          p.ctx().timing.set(name, value);
-        } catch (const std::invalid_argument& e) {
-          throw py::value_error(e.what());
-        }
-        p.ctx().event("platform", "timing_override").str("name", name).u64("value", value);
-      })
-      .def("get_timing", [](Platform& p, const std::string& name) {
-        try {
-          return p.ctx().timing.get(name);
-        } catch (const std::invalid_argument& e) {
-          throw py::value_error(e.what());
-        }
-      })
-      .def("latency", [](Platform& p, const std::string& name) {
-        // One use of a latency: the profile's value, or a draw within its range when exploring.
-        const int i = dpusim::pcie::TimingProfile::find(name);
-        if (i < 0) throw py::value_error("unknown timing parameter '" + name + "'");
-        const auto& info = dpusim::pcie::TimingProfile::params()[size_t(i)];
-        return p.ctx().explore.latency(info.name, info.explore, p.ctx().timing.get(name), info.min, info.max);
-      })
-      .def("explore_enabled", [](Platform& p) { return p.ctx().explore.enabled(); })
-      .def("explore_knob_on", [](Platform& p, const std::string& knob) { return p.ctx().explore.knob_on(knob); })
-      .def("explore_draw", [](Platform& p, const std::string& knob, uint64_t n) {
-        if (!p.ctx().explore.knob_on(knob)) throw py::value_error("exploration knob '" + knob + "' is off");
-        return p.ctx().explore.draw_below(knob, n);
-      })
-      .def("explore_used", [](Platform& p) { return p.ctx().explore.used(); })
-      .def("violation", [](Platform& p, const std::string& path, const std::string& kind, const std::string& detail) {
-        // An invariant a Python-side model checks (a driver's view of a device), through the checker.
-        p.ctx().checker.violation(Platform::now_ps(), path, kind, detail);
-      })
-      .def("expect_violation", [](Platform& p, const std::string& kind, uint64_t count) {
-        p.ctx().checker.expect(kind, count);
-        p.ctx().event("platform", "expect_violation").str("kind", kind).u64("count", count);
-      })
-      .def("peek_config", [](Platform& p, const std::string& path, uint16_t offset) {
-        auto* f = p.function(path);
-        if (!f) throw py::value_error("no function at '" + path + "'");
-        return f->cfg.read_dword(offset);
-      })
-      .def("function_id", [](Platform& p, const std::string& path) {
-        auto* f = p.function(path);
-        if (!f) throw py::value_error("no function at '" + path + "'");
-        return f->id();
-      })
-      .def("log_event", [](Platform& p, const std::string& path, const std::string& name,
-                           const std::vector<std::pair<std::string, std::string>>& fields) {
-        auto e = p.ctx().event(path, name);
-        for (const auto& [k, v] : fields) e.json(k, v);
-      })
-      .def("tracing", [](Platform& p) { return p.ctx().log.has_sinks(); })
-      // The Python runtime's tasks (dpusim.trace; tlm/trace_tasks.h), straight to the trace: no
-      // event, no rule, one short call per spawn, await and end.
-      .def("trace_task_spawn", [](Platform& p, uint64_t task, std::string_view name) {
-        if (auto* t = p.trace_writer()) t->task_spawn(Platform::now_ps(), task, name);
-      })
-      .def("trace_task_wait", [](Platform& p, uint64_t task, std::string_view what) {
-        if (auto* t = p.trace_writer()) t->task_wait(Platform::now_ps(), task, what);
-      })
-      .def("trace_task_end", [](Platform& p, uint64_t task, std::string_view outcome) {
-        if (auto* t = p.trace_writer()) t->task_end(Platform::now_ps(), task, outcome);
-      })
-      .def("add_trace_rule", [](Platform& p, const py::dict& d) { p.ctx().trace_rules.add(trace_rule_from(d)); },
-           "Adds a trace rule (tlm/trace_rules.h) from a dict: event, kind (instant, begin, end, state, span, "
-           "ignore), process, thread, name, key, from, to, when ({field: value}), lanes, category.")
-      .def("systemc_report", [](Platform&, const std::string& severity, const std::string& msg) {
-        // Fault injection: a SystemC report as a model would raise it.
-        if (severity == "info") SC_REPORT_INFO("dpusim/injected", msg.c_str());
-        else if (severity == "warning") SC_REPORT_WARNING("dpusim/injected", msg.c_str());
-        else throw py::value_error("severity '" + severity + "' is not info or warning");
-      })
-      .def("set_log_enabled", [](Platform& p, bool on) { p.ctx().log.set_enabled(on); })
-      .def("log_level", [](Platform& p) { return std::string(dpusim::pcie::log_level_name(p.spec().log.level)); })
-      .def("log_digest", [](Platform& p) { return p.ctx().log.digest(); })
-      .def("linux_start", [](Platform& p, const py::dict& d) { p.linux_bridge().start(linux_spec_from(d)); },
-           py::call_guard<py::gil_scoped_release>())
-      .def("linux_input", [](Platform& p, const std::string& line) { p.linux_bridge().console_input(line); })
-      .def("linux_running", [](Platform& p) { return p.linux_bridge().running(); })
-      .def("set_fidelity", [](Platform& p, const std::string& mode, const std::string& device) {
-        try {
-          p.set_fidelity(dpusim::pcie::parse_fidelity(mode), device);
-        } catch (const std::invalid_argument& e) {
-          throw py::value_error(e.what());
-        }
-      })
-      .def("fidelity", [](Platform& p, const std::string& device) {
-        auto* ep = p.endpoint_base(device);
-        if (!ep) throw py::value_error("no endpoint '" + device + "'");
-        return std::string(dpusim::pcie::fidelity_name(ep->fidelity()));
-      })
-      .def("direct_accesses", [](Platform& p, const std::string& device) {
-        auto* ep = p.endpoint_base(device);
-        if (!ep) throw py::value_error("no endpoint '" + device + "'");
-        return std::make_pair(ep->dma().direct_reads(), ep->dma().direct_writes());
-      })
-      .def("take_log", [](Platform& p) { return py::bytes(p.ctx().log.take_memory()); })
-      .def("slots", &Platform::slots)
-      .def("finish", &Platform::finish)
-      .def("failed", &Platform::failed)
-      .def("failure", &Platform::failure)
-      .def("seed", [](Platform& p) { return p.spec().seed; });
+      });
+  bind_host_access(platform);
+  bind_events(platform);
+  bind_faults(platform);
+  bind_timing(platform);
+  bind_checks(platform);
+  bind_linux(platform);
+  bind_run(platform);
 }

@@ -10,7 +10,11 @@ Marker `linux`: the test boots the user-mode Linux kernel (docs/linux.md) and is
 the reason, where `./dpusim linux-build` has not built it. `-m linux` runs only those.
 
 Marker `python_only`: the test runs no C++ code of the simulator (it reads source text), so the
-sanitized stage of `./dpusim test` leaves it out (`-m "not python_only"`).
+sanitized stage of `./dpusim test` leaves it out (`-m "not python_only and not repeats"`).
+
+Marker `repeats`: the test's point is that running code again (on other workers, in other
+processes) gives the same results; the sanitized stage runs that code once in other tests, so
+it leaves these out too.
 """
 import os
 import pathlib
@@ -38,6 +42,7 @@ def shared_dir():
 def pytest_configure(config):
     config.addinivalue_line("markers", "rtl: needs the RTL co-simulation (a build with DPUSIM_RTL=ON)")
     config.addinivalue_line("markers", "python_only: runs no C++ code (left out of the sanitized stage)")
+    config.addinivalue_line("markers", "repeats: re-runs code other tests run (left out of the sanitized stage)")
     config.addinivalue_line("markers", "linux: boots the user-mode Linux kernel (./dpusim linux-build)")
 
 

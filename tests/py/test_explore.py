@@ -90,6 +90,7 @@ def test_explore_command_refuses_bad_input(argv, message, capsys, monkeypatch):
     assert message in capsys.readouterr().err
 
 
+@pytest.mark.repeats
 def test_execnet_workers_give_the_hashes_of_a_local_sweep(tmp_path, monkeypatch):
     """-j/--tx: the same seeds on two popen execnet gateways (what --tx ssh=... does on other
     machines) give every hash a local run gives."""

@@ -114,6 +114,7 @@ def test_bad_seed_option_is_refused(suite):
     result.stderr.fnmatch_lines(["*--dpusim-seeds: seed list '5-2': '5-2' is not a range of non-negative seeds*"])
 
 
+@pytest.mark.repeats
 def test_xdist_workers_give_the_serial_results_and_hashes(suite, tmp_path):
     def run(*extra):
         xml = tmp_path / f"junit{len(extra)}.xml"

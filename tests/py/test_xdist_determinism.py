@@ -29,6 +29,7 @@ def sweep(scenario, tmp_path, name):
     return json.loads(out.read_text())
 
 
+@pytest.mark.repeats
 @pytest.mark.parametrize("scenario", ["scenarios/virtio_net_bringup.py", "scenarios/hotplug.py"])
 def test_every_seed_hashes_alike_on_every_worker_and_run(scenario, tmp_path, monkeypatch):
     monkeypatch.chdir(ROOT)
