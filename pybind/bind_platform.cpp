@@ -16,7 +16,7 @@ namespace {
 
 // The kernel and its devices from dpusim.linux: {"kernel", "init", "run_dir", "preload",
 // "mem_mib", "virtio_device_id", "args": [...], "devices": [{"name", "bdf", "bars": [{"index",
-// "base", "size", "is64", "prefetch"}], "msix_bar", "msix_offset", "msix_entries", "held_writes"}]}.
+// "base", "size", "is64", "prefetch"}], "msix_bar", "msix_offset", "msix_entries", "msix_cap", "held_writes"}]}.
 dpusim::host::LinuxSpec linux_spec_from(const py::dict& d) {
   dpusim::host::LinuxSpec s;
   s.kernel = d["kernel"].cast<std::string>();
@@ -39,6 +39,7 @@ dpusim::host::LinuxSpec linux_spec_from(const py::dict& d) {
     ds.msix_bar = dev["msix_bar"].cast<int>();
     ds.msix_offset = dev["msix_offset"].cast<uint32_t>();
     ds.msix_entries = dev["msix_entries"].cast<unsigned>();
+    ds.msix_cap = dev["msix_cap"].cast<uint16_t>();
     ds.held_writes = dev["held_writes"].cast<std::vector<uint64_t>>();
     s.devices.push_back(std::move(ds));
   }

@@ -202,11 +202,24 @@ void LinuxDevice::config_read(const Chain& c, const PcidevMsg& m) {
     return;
   }
   const uint64_t gen = generation_;
-  host_.config_read(spec_.bdf, uint16_t(off), m.size, [this, c, gen, n = m.size](pcie::Result&& r) {
+  host_.config_read(spec_.bdf, uint16_t(off), m.size, [this, c, gen, off, n = m.size](pcie::Result&& r) {
     if (gen != generation_) return;
     r.data.resize(n, 0xff);
+    clip_msix_table_size(off, r.data.data(), n);
     complete(c, r.data.data(), n);
   });
+}
+
+void LinuxDevice::clip_msix_table_size(uint64_t off, uint8_t* data, unsigned n) const {
+  // Message Control (capability + 2), Table Size in bits 10:0: the kernel's view holds at most
+  // kMaxMsixEntries entries (linux_device.h).
+  const uint64_t ctrl = spec_.msix_cap + 2u;
+  if (!spec_.msix_cap || spec_.msix_entries <= kMaxMsixEntries || off > ctrl || off + n < ctrl + 2) return;
+  uint8_t* p = data + (ctrl - off);
+  const uint16_t v = uint16_t(p[0] | p[1] << 8);
+  const uint16_t clipped = uint16_t((v & ~0x7ffu) | (kMaxMsixEntries - 1));
+  p[0] = uint8_t(clipped);
+  p[1] = uint8_t(clipped >> 8);
 }
 
 void LinuxDevice::config_write(const PcidevMsg& m) {

@@ -41,7 +41,8 @@ struct LinuxDeviceSpec {
   std::vector<LinuxBar> bars;
   int msix_bar = -1;  // the MSI-X table's BAR (-1: no MSI-X)
   uint32_t msix_offset = 0;
-  unsigned msix_entries = 0;
+  unsigned msix_entries = 0;  // the function's Table Size + 1
+  uint16_t msix_cap = 0;      // config offset of the MSI-X capability (0: none)
   // Addresses (dpusim's) of registers the kernel's driver busy-waits after writing, reading
   // only memory (virtio_net's control-queue notify: virtnet_send_command_reply spins with
   // cpu_relax()). A write there holds the kernel until the device has answered (linux_bridge.h).
@@ -63,6 +64,15 @@ struct LinuxDeviceHost {
 class LinuxDevice {
  public:
   static constexpr uint64_t kUmlMsiAddress = 0xa0000;  // um_pci_compose_msi_msg
+  // The most MSI-X table entries the kernel is shown (Message Control's Table Size field):
+  // msix_capability_init (drivers/pci/msi/msi.c) masks every entry with back-to-back posted
+  // writes (msix_mask_all), each one descriptor of virt-pci's 256-entry command ring
+  // (MAX_SUPPORTED_QUEUE_SIZE, arch/um/drivers/virtio_uml.c), which the kernel reaps only when
+  // a read polls or when the ring's interrupt runs, and in time-travel mode an interrupt runs
+  // only once the kernel's clock advances. A table of 256 entries (the vnet application's)
+  // overflows the ring; the writes past it are lost and every later access fails (the probe's
+  // -ENOMEM). The entries beyond stay masked, as they are from reset (docs/linux.md).
+  static constexpr unsigned kMaxMsixEntries = 64;
   static constexpr uint16_t kCmdQueue = 0, kIrqQueue = 1;
 
   LinuxDevice(LinuxDeviceSpec spec, LinuxDeviceHost host, uint64_t msi_address);
@@ -104,6 +114,9 @@ class LinuxDevice {
   // The BAR registers (0x10..0x27) and the expansion ROM register (0x30) as the kernel sees them.
   static bool is_bar_register(uint64_t off) { return (off >= 0x10 && off < 0x28) || (off >= 0x30 && off < 0x34); }
   uint32_t bar_view_dword(unsigned reg) const;
+  // A config read's bytes `data` (n of them, at offset `off`) as the kernel sees them: the
+  // MSI-X Table Size no larger than kMaxMsixEntries.
+  void clip_msix_table_size(uint64_t off, uint8_t* data, unsigned n) const;
   void bad(const std::string& what);
 
   LinuxDeviceSpec spec_;

@@ -81,7 +81,7 @@ async def _device_spec(sim, pci, name):
     dev = pci.find(rid)
     if dev is None or dev.is_bridge:
         raise ValueError(f"{name}: not an endpoint function the PCI driver enumerated")
-    spec = {"name": name, "bdf": rid, "msix_bar": -1, "msix_offset": 0, "msix_entries": 0,
+    spec = {"name": name, "bdf": rid, "msix_bar": -1, "msix_offset": 0, "msix_entries": 0, "msix_cap": 0,
             "bars": [{"index": b.index, "base": b.base, "size": b.size, "is64": b.is64, "prefetch": b.prefetch}
                      for b in dev.bars],
             "held_writes": await _held_writes(sim, pci, dev)}
@@ -90,7 +90,7 @@ async def _device_spec(sim, pci, name):
         flags = await pci.read(rid, msix + PCI_MSIX_FLAGS, 2)
         table = await pci.read(rid, msix + PCI_MSIX_TABLE)
         spec.update(msix_bar=table & PCI_MSIX_TABLE_BIR, msix_offset=table & ~PCI_MSIX_TABLE_BIR,
-                    msix_entries=(flags & PCI_MSIX_FLAGS_QSIZE) + 1)
+                    msix_entries=(flags & PCI_MSIX_FLAGS_QSIZE) + 1, msix_cap=msix)
     return spec
 
 
