@@ -31,7 +31,16 @@ async def run(linux, cmd):
     return out
 
 
+# The application's log lines the real driver's bring-up must produce (docs/linux.md): the
+# features it accepted, its queues, and the queue pairs it set on the control virtqueue.
+APP_LOG = [("vnet.main", "VirtIO Driver: FEATURES_OK - feature negotiated (=0x431829)"),
+           ("vnet.worker", "Created 4 queue pairs (VQ0-VQ7)"),
+           ("vnet.worker", "MQ_VQ_PAIRS_SET: 1 -> 1 QPs"),
+           ("vnet.worker", "MQ_VQ_PAIRS_SET: 1 -> 4 QPs")]
+
+
 async def scenario(sim):
+    app_log = [sim.wait_event("log", path=path, msg=msg) for path, msg in APP_LOG]
     linux = await sim.boot_linux(devices=["ep0", "ep1"])
     lspci = await run(linux, "lspci -nn")
     print(lspci)
@@ -55,6 +64,9 @@ async def scenario(sim):
     ping = await run(linux, "ip netns exec ns0 ping -c 20 -i 0.1 192.0.2.2")
     print(ping.splitlines()[-2])
     assert " 0% packet loss" in ping, ping
+    for (path, msg), seen in zip(APP_LOG, app_log):
+        assert seen.done, f"the application never logged {msg!r} ({path})"
+        print(f"app log at {seen.result()['time_ps'] / 1e9:.3f} ms: {msg}")
     ev = await linux.halt()
     print(f"guest halted at {sim.now / 1e12:.3f} s simulated: {ev['why']}")
     return {"negotiated": negotiated, "ping": ping.splitlines()[-2], "time_ps": sim.now}

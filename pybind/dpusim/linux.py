@@ -113,9 +113,13 @@ class Linux:
         return ev["rc"], ev["out"]
 
     async def halt(self, timeout_ps=s(10)):
-        """Powers the guest off (sysrq 'o'); the "linux_exit" event."""
+        """Removes the guest's PCI functions, then powers it off (sysrq 'o'); the "linux_exit"
+        event. The removal first: the power-off path tears virtio_uml's sockets down and then
+        resets the virtio functions behind them, whose status reads all ones from then on, and
+        virtio's reset polls it forever (docs/linux.md, "Departures")."""
         done = self.sim.wait_event("linux_exit", path="linux")
-        self.sim.platform.linux_input("0 echo o > /proc/sysrq-trigger")
+        self.sim.platform.linux_input("0 for d in /sys/bus/pci/devices/*; do echo 1 > $d/remove; done; "
+                                      "echo o > /proc/sysrq-trigger")
         ev = await self.sim.timeout(done, timeout_ps)
         shutil.rmtree(self.run_dir, ignore_errors=True)
         return ev

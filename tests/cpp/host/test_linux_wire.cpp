@@ -100,7 +100,8 @@ TEST(LinuxWire, AttachedMemoryIsAllocatedAndReadAndWrittenInPlace) {
   EXPECT_EQ(mem.alloc(16, 16), dpusim::host::HostMemory::kLowBase);
 }
 
-// A device with a 16 KiB 64-bit BAR 0 at 0x4000000000 whose MSI-X table (4 entries) is at 0x2000.
+// A device with a 16 KiB 64-bit BAR 0 at 0x4000000000 whose MSI-X table (4 entries) is at 0x2000,
+// its MSI-X capability at 0x60.
 class LinuxDeviceTest : public ::testing::Test {
  protected:
   static constexpr uint64_t kRam = 0x100000, kRamSize = 0x10000;
@@ -114,14 +115,15 @@ class LinuxDeviceTest : public ::testing::Test {
     spec.bars = {{0, 0x4000000000ull, 0x4000, true, true}};
     spec.msix_bar = 0;
     spec.msix_offset = 0x2000;
-    spec.msix_entries = 4;
+    spec.msix_entries = msix_entries;
+    spec.msix_cap = msix_cap;
     spec.held_writes = {0x4000003000ull};
     uml::LinuxDeviceHost host;
     host.config_read = [this](uint16_t bdf, uint16_t off, unsigned size, uml::LinuxDeviceHost::Done done) {
       log.push_back("cfgrd " + std::to_string(bdf) + " " + std::to_string(off) + " " + std::to_string(size));
       dpusim::pcie::Result r;
       r.data.assign(size, 0);
-      r.data[0] = 0xf4;
+      for (unsigned i = 0; i < size; ++i) r.data[i] = uint8_t(cfg_dword >> (8 * ((off & 3) + i)));
       pending.push_back([done, r]() mutable { done(std::move(r)); });
     };
     host.config_write = [this](uint16_t, uint16_t off, unsigned, uint32_t v) {
@@ -181,6 +183,9 @@ class LinuxDeviceTest : public ::testing::Test {
   }
   uint32_t result() const { return uml::le32(ram + (kBuf - kRam) + 256); }
 
+  unsigned msix_entries = 4;  // the function's MSI-X table, its capability at 0x60
+  uint16_t msix_cap = 0x60;
+  uint32_t cfg_dword = 0xf4;  // what every config dword of the function reads
   std::unique_ptr<uml::LinuxDevice> dev;
   std::vector<std::string> log;
   std::vector<std::function<void()>> pending;
@@ -238,4 +243,34 @@ TEST_F(LinuxDeviceTest, BadAccessesAreAnsweredAsPcieWouldAndLogged) {
   EXPECT_EQ(log.back(), "bad ep0: virt-pci op 8: not a request the kernel sends to a device (1..5)");
   EXPECT_EQ(send(99, {}), 1u);  // an unknown vhost-user request: an error status
   EXPECT_EQ(log.back(), "bad ep0: vhost-user request 99 is not supported");
+}
+
+// The vnet application's function: its MSI-X table has 256 entries. The kernel sees
+// a Table Size of 64 (kMaxMsixEntries - 1 in the field); the other bits and registers are the
+// function's.
+class LinuxDeviceMsixTest : public LinuxDeviceTest {
+ protected:
+  LinuxDeviceMsixTest() {
+    msix_entries = 256;
+    cfg_dword = 0xc0ff7011;  // MSI-X Enable, Function Mask, Table Size 255; next 0x70; ID 0x11
+  }
+};
+
+TEST_F(LinuxDeviceMsixTest, TheKernelSeesATableOfAtMost64Entries) {
+  static_assert(uml::LinuxDevice::kMaxMsixEntries == 64);
+  command(pcidev(uml::VIRTIO_PCIDEV_OP_CFG_READ, 0, 2, 0x62));
+  EXPECT_EQ(result() & 0xffff, 0xc03fu);
+  command(pcidev(uml::VIRTIO_PCIDEV_OP_CFG_READ, 0, 4, 0x60));
+  EXPECT_EQ(result(), 0xc03f7011u);
+  command(pcidev(uml::VIRTIO_PCIDEV_OP_CFG_READ, 0, 1, 0x63));  // not the whole field: as it is
+  EXPECT_EQ(result() & 0xff, 0xc0u);
+  command(pcidev(uml::VIRTIO_PCIDEV_OP_CFG_READ, 0, 4, 0x64));  // the Table Offset register
+  EXPECT_EQ(result(), 0xc0ff7011u);
+  EXPECT_EQ(log.back(), "cfgrd 512 100 4");
+}
+
+TEST_F(LinuxDeviceTest, ATableOf64EntriesOrFewerIsShownAsItIs) {
+  cfg_dword = 0x00037011;  // Table Size 3: the fixture's 4 entries, shown as they are
+  command(pcidev(uml::VIRTIO_PCIDEV_OP_CFG_READ, 0, 4, 0x60));
+  EXPECT_EQ(result(), 0x00037011u);
 }
