@@ -13,8 +13,10 @@ vhost-user device and its time-travel scheduler, so the kernel's time is simulat
 run replays from its seed. Its console lines are "console" events of path "linux"; each
 command is one "sh" event with its exit status and output.
 """
+import hashlib
 import os
 import shutil
+import tempfile
 
 from dpusim.drivers.pci import pci_host_probe
 from dpusim.drivers.pci_regs import (PCI_CAP_ID_MSIX, PCI_MSIX_FLAGS, PCI_MSIX_FLAGS_QSIZE, PCI_MSIX_TABLE,
@@ -56,6 +58,29 @@ def unavailable_reason():
     if not os.path.exists(shim):
         return f"no getrandom shim at {shim}: run ./dpusim linux-build"
     return None
+
+
+def guest_init():
+    """The guest's init (linux/guest_init.sh) at a path that does not depend on the checkout:
+    a copy named by its content in the host's temporary folder, which the guest reads through
+    hostfs. The kernel prints its command line and mixes it into its random pool
+    (random_init_early), so an init named by the checkout's path would make two checkouts of one
+    commit give two hashes. Written once (atomically) and shared by every run of that content."""
+    with open(os.path.join(_root(), "linux", "guest_init.sh"), "rb") as f:
+        text = f.read()
+    path = os.path.join("/tmp", f"dpusim-guest-init-{hashlib.sha256(text).hexdigest()[:16]}.sh")
+    try:
+        with open(path, "rb") as f:
+            if f.read() == text:
+                return path
+    except OSError:
+        pass
+    fd, part = tempfile.mkstemp(dir="/tmp", prefix="dpusim-guest-init-")
+    with os.fdopen(fd, "wb") as f:
+        f.write(text)
+    os.chmod(part, 0o755)
+    os.replace(part, path)
+    return path
 
 
 async def _held_writes(sim, pci, dev):
@@ -138,7 +163,7 @@ async def boot_linux(sim, devices, pci=None, mem_mib=128, args=(), timeout_ps=s(
     run_dir = os.path.join(build_dir(), f"run-{os.getpid()}")
     ready = sim.wait_event("console", path="linux", line="@@ready")
     sim.platform.linux_start({
-        "kernel": kernel_path(), "init": os.path.join(_root(), "linux", "guest_init.sh"), "run_dir": run_dir,
+        "kernel": kernel_path(), "init": guest_init(), "run_dir": run_dir,
         "preload": os.path.join(build_dir(), "uml_getrandom.so"), "mem_mib": mem_mib,
         "virtio_device_id": VIRTIO_DEVICE_ID, "args": list(args), "devices": specs})
     await sim.timeout(ready, timeout_ps)
