@@ -27,11 +27,6 @@ BRINGUP = [("devcmd", "IDENTIFY"), ("devcmd", "INIT"), ("devcmd", "PORT_INIT"), 
            ("adminq_cmd", "RX_FILTER_ADD"), ("adminq_cmd", "Q_CONTROL")]
 
 
-async def run(linux, cmd):
-    rc, out = await linux.sh(cmd)
-    assert rc == 0, f"{cmd!r} exited {rc}: {out}"
-    return out
-
 
 async def scenario(sim):
     nics = ["ep0", "ep1"]
@@ -40,20 +35,18 @@ async def scenario(sim):
     bringup = [(nic, kind, cmd, sim.wait_event(kind, path=nic, cmd=cmd, status="SUCCESS"))
                for nic in nics for kind, cmd in BRINGUP]
     linux = await sim.boot_linux(devices=nics)
-    lspci = await run(linux, "lspci -nn")
+    lspci = await linux.run("lspci -nn")
     print(lspci)
     assert lspci.count("[1dd8:100a]") == 2, lspci
-    await run(linux, "echo 1dd8 100a > /sys/bus/pci/drivers/ionic/new_id")
-    links = await run(linux, "ip -br link")
+    await linux.run("echo 1dd8 100a > /sys/bus/pci/drivers/ionic/new_id")
+    links = await linux.run("ip -br link")
     print(links)
     assert "eth0" in links and "eth1" in links, links
-    info = await run(linux, "ethtool -i eth0")
+    info = await linux.run("ethtool -i eth0")
     print(info)
     assert "driver: ionic" in info and "firmware-version: rocm-ernic" in info, info
-    for i in range(2):
-        await run(linux, f"ip netns add ns{i} && ip link set eth{i} netns ns{i} && "
-                         f"ip -n ns{i} addr add 192.0.2.{i + 1}/24 dev eth{i} && ip -n ns{i} link set eth{i} up")
-    ping = await run(linux, "ip netns exec ns0 ping -c 20 -i 0.1 192.0.2.2")
+    await linux.namespaces(["eth0", "eth1"])
+    ping = await linux.run("ip netns exec ns0 ping -c 20 -i 0.1 192.0.2.2")
     print(ping.splitlines()[-2])
     assert " 0% packet loss" in ping, ping
     for nic, kind, cmd, seen in bringup:

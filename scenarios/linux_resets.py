@@ -11,35 +11,28 @@ kernel finds no other reset method for a function on virt-pci's bus, so the file
 (printed). The ping's summary counts the requests lost while ep1 was away, and a last ping
 passes without a loss; the app's log shows ep1's RESET path. Needs the kernel:
 ./dpusim linux-build."""
+import os
+
+from dpusim.scenario_file import load_scenario
 from dpusim.units import s
 
-PLATFORM = {
-    "host": {"cpus": 1},
-    "topology": {"family": "vnet", "options": {"num-ep": 2, "hotplug-mode": 0, "max-queue-pairs": 4,
-                                               "mac-addr": "52:54:00:12:34:56"}},
-    "wires": [{"a": "ep0", "b": "ep1"}],
-}
+# The platform of linux_virtio_net.py: two DOCA-app endpoints wired to each other.
+_, PLATFORM = load_scenario(os.path.join(os.path.dirname(__file__), "linux_virtio_net.py"))
 EP1 = "0000:00:01.0"
 # ep1's network interface, whatever the kernel named it after a re-probe.
 IFACE = f"$(ls /sys/bus/pci/devices/{EP1}/virtio*/net/)"
 
 
-async def run(linux, cmd, timeout_ps=s(60)):
-    rc, out = await linux.sh(cmd, timeout_ps)
-    assert rc == 0, f"{cmd!r} exited {rc}: {out}"
-    return out
-
-
 async def back_into_ns1(linux):
-    await run(linux, f"i={IFACE}; ip link set $i netns ns1 && ip -n ns1 addr add 192.0.2.2/24 dev $i && "
-                     "ip -n ns1 link set $i up")
+    await linux.run(f"i={IFACE}; ip link set $i netns ns1 && ip -n ns1 addr add 192.0.2.2/24 dev $i && "
+                    "ip -n ns1 link set $i up")
 
 
 async def ping_ok(linux):
     # The first request after a re-probe can be lost (the app starts the new receive queue a
     # little after DRIVER_OK): one request first, its loss allowed, then five without a loss.
     await linux.sh("ip netns exec ns0 ping -c 1 -W 2 192.0.2.2")
-    last = (await run(linux, "ip netns exec ns0 ping -c 5 192.0.2.2")).splitlines()[-2]
+    last = (await linux.run("ip netns exec ns0 ping -c 5 192.0.2.2")).splitlines()[-2]
     assert " 0% packet loss" in last, last
     return last
 
@@ -47,29 +40,27 @@ async def ping_ok(linux):
 async def scenario(sim):
     resets = sim.wait_event("log", path="vnet.main", msg="VNet device 03:00.0: RESET detected - performing cleanup")
     linux = await sim.boot_linux(devices=["ep0", "ep1"])
-    for i in range(2):
-        await run(linux, f"ip netns add ns{i} && ip link set eth{i} netns ns{i} && "
-                         f"ip -n ns{i} addr add 192.0.2.{i + 1}/24 dev eth{i} && ip -n ns{i} link set eth{i} up")
+    await linux.namespaces(["eth0", "eth1"])
     print("before:", await ping_ok(linux))
-    await run(linux, "ip netns exec ns0 ping -i 0.05 -c 300 -W 1 192.0.2.2 > /tmp/ping.log 2>&1 &")
-    await run(linux, "sleep 1")
-    await run(linux, f"echo {EP1} > /sys/bus/pci/drivers/virtio-pci/unbind")
-    gone = await run(linux, "ip -n ns1 -br link")
+    await linux.run("ip netns exec ns0 ping -i 0.05 -c 300 -W 1 192.0.2.2 > /tmp/ping.log 2>&1 &")
+    await linux.run("sleep 1")
+    await linux.run(f"echo {EP1} > /sys/bus/pci/drivers/virtio-pci/unbind")
+    gone = await linux.run("ip -n ns1 -br link")
     assert "52:54:00:12:34:57" not in gone, gone
-    await run(linux, "sleep 1")
-    await run(linux, f"echo {EP1} > /sys/bus/pci/drivers/virtio-pci/bind")
+    await linux.run("sleep 1")
+    await linux.run(f"echo {EP1} > /sys/bus/pci/drivers/virtio-pci/bind")
     await back_into_ns1(linux)
-    await run(linux, "sleep 1")
-    await run(linux, f"echo 1 > /sys/bus/pci/devices/{EP1}/remove")
-    assert EP1 not in await run(linux, "ls /sys/bus/pci/devices/")
-    await run(linux, "sleep 1")
-    await run(linux, "echo 1 > /sys/bus/pci/rescan")
+    await linux.run("sleep 1")
+    await linux.run(f"echo 1 > /sys/bus/pci/devices/{EP1}/remove")
+    assert EP1 not in await linux.run("ls /sys/bus/pci/devices/")
+    await linux.run("sleep 1")
+    await linux.run("echo 1 > /sys/bus/pci/rescan")
     await back_into_ns1(linux)
-    has_reset = (await run(linux, f"test -e /sys/bus/pci/devices/{EP1}/reset && echo yes || echo no")).strip()
+    has_reset = (await linux.run(f"test -e /sys/bus/pci/devices/{EP1}/reset && echo yes || echo no")).strip()
     print(f"/sys/bus/pci/devices/{EP1}/reset present: {has_reset}")
     assert has_reset == "no"
-    await run(linux, "while pgrep -x ping > /dev/null; do sleep 1; done", timeout_ps=s(120))
-    log = await run(linux, "cat /tmp/ping.log")
+    await linux.run("while pgrep -x ping > /dev/null; do sleep 1; done", timeout_ps=s(120))
+    log = await linux.run("cat /tmp/ping.log")
     summary = [line for line in log.splitlines() if "packets transmitted" in line]
     assert summary, log
     sent, got = int(summary[0].split()[0]), int(summary[0].split(",")[1].split()[0])

@@ -9,7 +9,6 @@ combined 4` (VIRTIO_NET_CTRL_MQ_VQ_PAIRS_SET on the control virtqueue), four com
 With each interface in a network namespace of its own, ping crosses the wire 20 times without a
 loss. The features the driver negotiated are printed from sysfs. Needs the kernel:
 ./dpusim linux-build."""
-from dpusim.units import s
 
 PLATFORM = {
     "host": {"cpus": 1},
@@ -25,11 +24,6 @@ FEATURES = {0: "CSUM", 1: "GUEST_CSUM", 2: "CTRL_GUEST_OFFLOADS", 3: "MTU", 5: "
             33: "ACCESS_PLATFORM", 34: "RING_PACKED", 63: "SPEED_DUPLEX"}
 
 
-async def run(linux, cmd):
-    rc, out = await linux.sh(cmd)
-    assert rc == 0, f"{cmd!r} exited {rc}: {out}"
-    return out
-
 
 # The application's log lines the real driver's bring-up must produce (docs/linux.md): the
 # features it accepted, its queues, and the queue pairs it set on the control virtqueue.
@@ -42,26 +36,24 @@ APP_LOG = [("vnet.main", "VirtIO Driver: FEATURES_OK - feature negotiated (=0x43
 async def scenario(sim):
     app_log = [sim.wait_event("log", path=path, msg=msg) for path, msg in APP_LOG]
     linux = await sim.boot_linux(devices=["ep0", "ep1"])
-    lspci = await run(linux, "lspci -nn")
+    lspci = await linux.run("lspci -nn")
     print(lspci)
     assert lspci.count("[1af4:1041]") == 2, lspci
-    links = await run(linux, "ip -br link")
+    links = await linux.run("ip -br link")
     print(links)
     for i, mac in enumerate(MACS):
         assert f"eth{i}" in links and mac in links, links
-    info = await run(linux, "ethtool -i eth0")
+    info = await linux.run("ethtool -i eth0")
     assert "driver: virtio_net" in info, info
-    bits = (await run(linux, "cat /sys/class/net/eth0/device/features")).strip()
+    bits = (await linux.run("cat /sys/class/net/eth0/device/features")).strip()
     negotiated = [name for bit, name in sorted(FEATURES.items()) if bit < len(bits) and bits[bit] == "1"]
     print("negotiated:", " ".join(negotiated))
-    await run(linux, "ethtool -L eth0 combined 4")
-    channels = await run(linux, "ethtool -l eth0")
+    await linux.run("ethtool -L eth0 combined 4")
+    channels = await linux.run("ethtool -l eth0")
     print(channels)
     assert channels.split("Current hardware settings:")[1].split("Combined:")[1].split()[0] == "4", channels
-    for i in range(2):
-        await run(linux, f"ip netns add ns{i} && ip link set eth{i} netns ns{i} && "
-                         f"ip -n ns{i} addr add 192.0.2.{i + 1}/24 dev eth{i} && ip -n ns{i} link set eth{i} up")
-    ping = await run(linux, "ip netns exec ns0 ping -c 20 -i 0.1 192.0.2.2")
+    await linux.namespaces(["eth0", "eth1"])
+    ping = await linux.run("ip netns exec ns0 ping -c 20 -i 0.1 192.0.2.2")
     print(ping.splitlines()[-2])
     assert " 0% packet loss" in ping, ping
     for (path, msg), seen in zip(APP_LOG, app_log):

@@ -137,6 +137,21 @@ class Linux:
         ev = await self.sim.timeout(done, timeout_ps)
         return ev["rc"], ev["out"]
 
+    async def run(self, cmd, timeout_ps=s(60)):
+        """Runs `cmd` in the guest's shell; its output. SimError if it exits with another status
+        than 0."""
+        rc, out = await self.sh(cmd, timeout_ps)
+        if rc != 0:
+            raise SimError(f"{cmd!r} exited {rc} in the guest: {out}")
+        return out
+
+    async def namespaces(self, ifaces, net="192.0.2"):
+        """Moves interface i of `ifaces` into network namespace ns<i> with address net.<i+1>/24,
+        and sets it up."""
+        for i, iface in enumerate(ifaces):
+            await self.run(f"ip netns add ns{i} && ip link set {iface} netns ns{i} && "
+                           f"ip -n ns{i} addr add {net}.{i + 1}/24 dev {iface} && ip -n ns{i} link set {iface} up")
+
     async def halt(self, timeout_ps=s(10)):
         """Removes the guest's PCI functions, then powers it off (sysrq 'o'); the "linux_exit"
         event. The removal first: the power-off path tears virtio_uml's sockets down and then
