@@ -153,6 +153,9 @@ class Executor {
   // Actions and tables (exec_actions.cpp).
   void run_action(int action, const std::uint64_t* data);
   void exec_prim(const Prim& prim);
+  void exec_copy_prim(const Prim& prim);
+  void exec_arith_prim(const Prim& prim);
+  void exec_validity_prim(const Prim& prim);
   int apply_table(int table);
   void build_key(const TableInfo& table);
   const std::uint64_t* lookup(const TableInfo& t, TableRuntime& rt);

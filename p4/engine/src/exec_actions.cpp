@@ -58,101 +58,29 @@ void Executor::exec_prim(const Prim& pr) {
       if (f >= 0) store_field(f, v);
       return;
     }
-    case PrimOp::kAssignHeader: {
-      int d = eval_header(pr.a), s = eval_header(pr.b);
-      if (d >= 0 && s >= 0) copy_header(d, s);
+    case PrimOp::kAssignHeader:
+    case PrimOp::kAssignUnion:
+    case PrimOp::kAssignHeaderStack:
+    case PrimOp::kAssignUnionStack:
+      exec_copy_prim(pr);
       return;
-    }
-    case PrimOp::kAssignUnion: {
-      int d = eval_union(pr.a), s = eval_union(pr.b);
-      if (d < 0 || s < 0) return;
-      for (std::size_t i = 0; i < p_.unions[d].headers.size(); ++i) copy_header(p_.unions[d].headers[i], p_.unions[s].headers[i]);
-      return;
-    }
-    case PrimOp::kAssignHeaderStack: {
-      st.stack_next[pr.a] = st.stack_next[pr.b];
-      for (std::size_t i = 0; i < p_.stacks[pr.a].headers.size(); ++i) copy_header(p_.stacks[pr.a].headers[i], p_.stacks[pr.b].headers[i]);
-      return;
-    }
-    case PrimOp::kAssignUnionStack: {
-      st.union_stack_next[pr.a] = st.union_stack_next[pr.b];
-      const auto& du = p_.union_stacks[pr.a].unions;
-      const auto& su = p_.union_stacks[pr.b].unions;
-      for (std::size_t i = 0; i < du.size(); ++i)
-        for (std::size_t m = 0; m < p_.unions[du[i]].headers.size(); ++m)
-          copy_header(p_.unions[du[i]].headers[m], p_.unions[su[i]].headers[m]);
-      return;
-    }
     case PrimOp::kAddToField:
-    case PrimOp::kSubtractFromField: {
-      int f = lvalue_field(pr.a);
-      if (f < 0) return;
-      Value cur, v;
-      load_field(f, cur);
-      eval(pr.b, v);
-      if (pr.op == PrimOp::kAddToField) value_add(cur, cur, v);
-      else value_sub(cur, cur, v);
-      store_field(f, cur);
-      return;
-    }
+    case PrimOp::kSubtractFromField:
     case PrimOp::kAdd:
     case PrimOp::kSubtract:
     case PrimOp::kBitAnd:
     case PrimOp::kBitOr:
     case PrimOp::kBitXor:
     case PrimOp::kShiftLeft:
-    case PrimOp::kShiftRight: {
-      Value a, b, r;
-      eval(pr.b, a);
-      eval(pr.c, b);
-      switch (pr.op) {
-        case PrimOp::kAdd: value_add(r, a, b); break;
-        case PrimOp::kSubtract: value_sub(r, a, b); break;
-        case PrimOp::kBitAnd: value_and(r, a, b); break;
-        case PrimOp::kBitOr: value_or(r, a, b); break;
-        case PrimOp::kBitXor: value_xor(r, a, b); break;
-        default: {
-          std::uint64_t n;
-          if (!b.fits_u64(&n) || n >= static_cast<std::uint64_t>(kValueBits)) {
-            fault("a shift past the carried width of 576 bits");
-            return;
-          }
-          if (pr.op == PrimOp::kShiftLeft) value_shl(r, a, static_cast<unsigned>(n));
-          else value_shr(r, a, static_cast<unsigned>(n));
-        }
-      }
-      int f = lvalue_field(pr.a);
-      if (f >= 0) store_field(f, r);
+    case PrimOp::kShiftRight:
+      exec_arith_prim(pr);
       return;
-    }
-    case PrimOp::kAddHeader: {
-      int h = eval_header(pr.a);
-      if (h < 0 || st.valid[h]) return;
-      // bmv2 zeroes a header that becomes valid this way, and grows the packet length.
-      const HeaderInfo& hi = p_.headers[h];
-      std::memset(&st.phv[static_cast<std::size_t>(hi.limb)], 0, static_cast<std::size_t>(hi.nlimbs) * 8);
-      touch(h);
-      set_valid(h);
-      st.length_reg += static_cast<std::int64_t>(header_bytes(h));
-      return;
-    }
-    case PrimOp::kRemoveHeader: {
-      int h = eval_header(pr.a);
-      if (h < 0 || !st.valid[h]) return;
-      set_invalid(h);
-      st.length_reg -= static_cast<std::int64_t>(header_bytes(h));
-      return;
-    }
+    case PrimOp::kAddHeader:
+    case PrimOp::kRemoveHeader:
     case PrimOp::kPush:
-    case PrimOp::kPop: {
-      Value c;
-      eval(pr.b, c);
-      std::uint64_t n;
-      if (!c.fits_u64(&n)) n = ~0ull;
-      if (pr.op == PrimOp::kPush) push_stack(pr.a, n);
-      else pop_stack(pr.a, n);
+    case PrimOp::kPop:
+      exec_validity_prim(pr);
       return;
-    }
     case PrimOp::kMarkToDrop:
     case PrimOp::kDrop: {
       // Both also cancel a multicast (primitives.cpp): a = egress_spec, b = mcast_grp.
@@ -221,6 +149,128 @@ void Executor::exec_prim(const Prim& pr) {
     case PrimOp::kNoOp:
     case PrimOp::kJump:
     case PrimOp::kJumpIfZero:
+      return;
+  }
+}
+
+
+// Copies of headers, unions and their stacks (bmv2's assign_header, assign_union,
+// assign_header_stack, assign_union_stack).
+void Executor::exec_copy_prim(const Prim& pr) {
+  switch (pr.op) {
+    case PrimOp::kAssignHeader: {
+      int d = eval_header(pr.a), s = eval_header(pr.b);
+      if (d >= 0 && s >= 0) copy_header(d, s);
+      return;
+    }
+    case PrimOp::kAssignUnion: {
+      int d = eval_union(pr.a), s = eval_union(pr.b);
+      if (d < 0 || s < 0) return;
+      for (std::size_t i = 0; i < p_.unions[d].headers.size(); ++i) copy_header(p_.unions[d].headers[i], p_.unions[s].headers[i]);
+      return;
+    }
+    case PrimOp::kAssignHeaderStack: {
+      st.stack_next[pr.a] = st.stack_next[pr.b];
+      for (std::size_t i = 0; i < p_.stacks[pr.a].headers.size(); ++i) copy_header(p_.stacks[pr.a].headers[i], p_.stacks[pr.b].headers[i]);
+      return;
+    }
+    case PrimOp::kAssignUnionStack: {
+      st.union_stack_next[pr.a] = st.union_stack_next[pr.b];
+      const auto& du = p_.union_stacks[pr.a].unions;
+      const auto& su = p_.union_stacks[pr.b].unions;
+      for (std::size_t i = 0; i < du.size(); ++i)
+        for (std::size_t m = 0; m < p_.unions[du[i]].headers.size(); ++m)
+          copy_header(p_.unions[du[i]].headers[m], p_.unions[su[i]].headers[m]);
+      return;
+    }
+    default:
+      return;
+  }
+}
+
+// The P4-14 arithmetic primitives (add_to_field, add, shift_left...): computed at the carried
+// width, truncated to the destination field on the store.
+void Executor::exec_arith_prim(const Prim& pr) {
+  switch (pr.op) {
+    case PrimOp::kAddToField:
+    case PrimOp::kSubtractFromField: {
+      int f = lvalue_field(pr.a);
+      if (f < 0) return;
+      Value cur, v;
+      load_field(f, cur);
+      eval(pr.b, v);
+      if (pr.op == PrimOp::kAddToField) value_add(cur, cur, v);
+      else value_sub(cur, cur, v);
+      store_field(f, cur);
+      return;
+    }
+    case PrimOp::kAdd:
+    case PrimOp::kSubtract:
+    case PrimOp::kBitAnd:
+    case PrimOp::kBitOr:
+    case PrimOp::kBitXor:
+    case PrimOp::kShiftLeft:
+    case PrimOp::kShiftRight: {
+      Value a, b, r;
+      eval(pr.b, a);
+      eval(pr.c, b);
+      switch (pr.op) {
+        case PrimOp::kAdd: value_add(r, a, b); break;
+        case PrimOp::kSubtract: value_sub(r, a, b); break;
+        case PrimOp::kBitAnd: value_and(r, a, b); break;
+        case PrimOp::kBitOr: value_or(r, a, b); break;
+        case PrimOp::kBitXor: value_xor(r, a, b); break;
+        default: {
+          std::uint64_t n;
+          if (!b.fits_u64(&n) || n >= static_cast<std::uint64_t>(kValueBits)) {
+            fault("a shift past the carried width of 576 bits");
+            return;
+          }
+          if (pr.op == PrimOp::kShiftLeft) value_shl(r, a, static_cast<unsigned>(n));
+          else value_shr(r, a, static_cast<unsigned>(n));
+        }
+      }
+      int f = lvalue_field(pr.a);
+      if (f >= 0) store_field(f, r);
+      return;
+    }
+    default:
+      return;
+  }
+}
+
+// Primitives that change which headers are valid: add_header, remove_header, push and pop.
+void Executor::exec_validity_prim(const Prim& pr) {
+  switch (pr.op) {
+    case PrimOp::kAddHeader: {
+      int h = eval_header(pr.a);
+      if (h < 0 || st.valid[h]) return;
+      // bmv2 zeroes a header that becomes valid this way, and grows the packet length.
+      const HeaderInfo& hi = p_.headers[h];
+      std::memset(&st.phv[static_cast<std::size_t>(hi.limb)], 0, static_cast<std::size_t>(hi.nlimbs) * 8);
+      touch(h);
+      set_valid(h);
+      st.length_reg += static_cast<std::int64_t>(header_bytes(h));
+      return;
+    }
+    case PrimOp::kRemoveHeader: {
+      int h = eval_header(pr.a);
+      if (h < 0 || !st.valid[h]) return;
+      set_invalid(h);
+      st.length_reg -= static_cast<std::int64_t>(header_bytes(h));
+      return;
+    }
+    case PrimOp::kPush:
+    case PrimOp::kPop: {
+      Value c;
+      eval(pr.b, c);
+      std::uint64_t n;
+      if (!c.fits_u64(&n)) n = ~0ull;
+      if (pr.op == PrimOp::kPush) push_stack(pr.a, n);
+      else pop_stack(pr.a, n);
+      return;
+    }
+    default:
       return;
   }
 }
