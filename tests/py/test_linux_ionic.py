@@ -2,7 +2,7 @@
 
 ep0 (minimal_forward.json, wired to ep1): the 3 entries installed before boot, then every
 frame eth0 sent (1 ARP request, 20 echo requests, 186 TCP segments: SYN, 3 pure ACKs and 182
-data segments of 1448 bytes or fewer for 256 KiB) goes to the wire, and every frame eth1 sent
+data segments for 256 KiB, the last with the FIN) goes to the wire, and every frame eth1 sent
 (1 ARP reply, 20 echo replies, 19 TCP segments) comes back through it to the host. ep2
 (loopback.json): the 5 frames the guest sent come back into its own ring and none reaches
 the plug. The end-of-run stats lines say so, and the scenario's own checks (the counters read
