@@ -178,7 +178,8 @@ async def scenario(sim):
     assert not failed, failed
     print(f"guest halted at {sim.now / 1e12:.3f} s simulated: {ev['why']}")
 
-    # The kernel has gone (its removal cleared Bus Master); the host reads the engines' counters.
+    # The kernel has gone (ionic_remove disabled the functions); the host enables them and reads
+    # the engines' counters.
     counters = {}
     for nic, claim in (("ep0", "write"), ("ep2", "read")):
         await pci.enable_device(pci.find(sim.platform.function_id(nic)))
