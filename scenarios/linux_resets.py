@@ -33,6 +33,8 @@ FLR_LOG = [("vnet.main", "slot=0, vf_index=1", "FLR - config space reset, queuei
            ("vnet.worker", "vf_index=1", "engine destroyed (FLR)"),
            ("vnet.worker", "vf_index=1", "tlp_dev stopped (FLR)"),
            ("vnet.worker", "slot=0, vf_index=1", "FLR complete")]
+# Requests lost per method (seed 1): deterministic, as every run replays from its seed.
+EXPECTED_LOST = {"unbind/bind": 18, "remove/rescan": 18, "FLR": 19}
 DEVICES = ["ep0", "ep1", "ep0.vf0", "ep1.vf0"]
 EP1, VF1 = "0000:00:01.0", "0000:00:03.0"
 
@@ -129,6 +131,7 @@ async def scenario(sim):
             "remove/rescan": await lost_under(linux, "remove", "ns0", "192.0.2.2", remove_rescan),
             "FLR": await lost_under(linux, "flr", "ns2", "192.0.2.4", flr)}
     print(", ".join(f"{k}: {v} lost" for k, v in lost.items()))
+    assert lost == EXPECTED_LOST, lost
     print("after: PFs", await ping_ok(linux, "ns0", "192.0.2.2"), "| VFs", await ping_ok(linux, "ns2", "192.0.2.4"))
     assert resets.done, "the app never saw ep1's reset"
     for (path, vf, msg), seen in zip(FLR_LOG, flr_log):
