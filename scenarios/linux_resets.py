@@ -14,9 +14,10 @@ background ping (`-i 0.05 -c 100 -W 1`) per method, the guest resets a function:
     and the config space is restored; virtio_net is not told (virtio_pci has no reset_prepare
     in 6.12), so its rings are the device's no more: the VF is unbound and bound again.
 Each ping's summary gives that method's lost requests (printed, asserted); the app's log shows
-ep1's RESET path and the VF's FLR path. The status-0x40 hazard (double_reset_hazard.py) is
-watched for: the window of each reset the kernel makes (a status-0 write to the worker taking
-its cleanup) and the kernel's next status write to that function are measured and printed.
+ep1's RESET path and the VF's FLR path. The status-0x40 hazard (double_reset_hazard.py) needs
+a second status-0 write while the cleanup the first queued has not started: for ep1's two
+cleanups that window (cleanup queued to cleanup started) and the time to the kernel's next
+status-0 write to ep1 are measured and printed; the kernel cannot reach it (docs/linux.md).
 Needs the kernel: ./dpusim linux-build."""
 from dpusim.drivers import sriov
 from dpusim.drivers.pci import pci_host_probe
