@@ -143,8 +143,9 @@ async def scenario(sim):
     assert "52:54:00:12:34:59" in vf_link, vf_link
     windows = await hazard
     for queued, started, again in windows:
-        print(f"0x40 hazard window: ep1's cleanup queued at {queued / 1e9:.3f} ms, started {(started - queued) / 1e6:.3f} "
-              f"us later; the kernel's next status-0 write to ep1 came {(again - queued) / 1e9:.3f} ms after it")
+        print(f"0x40 hazard window: ep1's cleanup queued at {queued / 1e9:.3f} ms, started "
+              f"{(started - queued) / 1e6:.3f} us later; the kernel's next status-0 write to ep1 came "
+              f"{(again - queued) / 1e9:.3f} ms after it")
         assert started - queued < again - queued
     await linux.halt()
     return {"lost": lost, "hazard_windows_ps": [[b - a, c - a] for a, b, c in windows], "time_ps": sim.now}

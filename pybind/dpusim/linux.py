@@ -7,8 +7,8 @@
 
 The Python PCI driver enumerates the switch first (bus numbers, BARs, windows); then the
 kernel, built by `./dpusim linux-build` into build/linux/, boots with one virt-pci slot per
-endpoint function named in `devices` (a PF "ep<i>" or an enabled VF "ep<i>.vf<j>") and binds its own drivers to them (virtio_net through
-virtio_pci, ionic). The bridge on the root complex (models/host/linux_bridge.h) is its
+endpoint function named in `devices` (a PF "ep<i>", or an enabled VF "ep<i>.vf<j>") and binds
+its own drivers to them (virtio_net through virtio_pci, ionic). The bridge on the root complex (models/host/linux_bridge.h) is its
 vhost-user device and its time-travel scheduler, so the kernel's time is simulated time and a
 run replays from its seed. Its console lines are "console" events of path "linux"; each
 command is one "sh" event with its exit status and output.
@@ -182,8 +182,8 @@ class Linux:
 
 async def boot_linux(sim, devices, pci=None, mem_mib=128, args=(), timeout_ps=s(120)):
     """Boots the kernel with `devices` (endpoint paths, "ep0"..., or an enabled VF, "ep0.vf0")
-    in virt-pci slots 0, 1...; returns a Linux once its init takes commands. `pci`: the PciHost of an enumeration already
-    done (else the switch is enumerated here)."""
+    in virt-pci slots 0, 1...; returns a Linux once its init takes commands. `pci`: the
+    PciHost of an enumeration already done (else the switch is enumerated here)."""
     reason = unavailable_reason()
     if reason:
         raise LinuxUnavailable(reason)
