@@ -48,8 +48,9 @@ struct LinuxDeviceSpec {
   // cpu_relax()). A write there holds the kernel until the device has answered (linux_bridge.h).
   std::vector<uint64_t> held_writes;
   // A VF's Vendor ID | Device ID << 16 (0 for a PF). A VF reads FFFFh in both (PCIe r6.0
-  // §9.3.4.1.1, §9.3.4.1.2): Linux takes them from the PF (iov.c, pci_read_vf_config_common),
-  // but virt-pci's slot is a function of its own to the kernel, so the device answers them.
+  // §9.3.4.1.1, §9.3.4.1.2): Linux takes the PF's Vendor ID and the VF Device ID of the PF's
+  // SR-IOV capability (drivers/pci/iov.c, pci_iov_add_virtfn), but virt-pci's slot is a
+  // function of its own to the kernel, so the device answers them.
   uint32_t ids = 0;
 };
 

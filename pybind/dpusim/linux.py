@@ -123,7 +123,8 @@ async def _device_spec(sim, pci, name):
             "bars": [{"index": b.index, "base": b.base, "size": b.size, "is64": b.is64, "prefetch": b.prefetch}
                      for b in dev.bars],
             "held_writes": await _held_writes(sim, pci, dev),
-            # A VF reads FFFFh as its IDs; the kernel is shown the PF's (linux_device.h).
+            # A VF reads FFFFh as its IDs; the kernel is shown the PF's Vendor ID and the VF
+            # Device ID of the PF's SR-IOV capability, as Linux's iov.c takes them (linux_device.h).
             "ids": dev.vendor | dev.device << 16 if getattr(dev, "physfn", None) else 0}
     msix = dev.cap(PCI_CAP_ID_MSIX)
     if msix is not None:
