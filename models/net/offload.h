@@ -2,7 +2,8 @@
 // header through payload): the checksum the driver left partial (virtio 1.2 §5.1.6.2 "Packet
 // Transmission", VIRTIO_NET_HDR_F_NEEDS_CSUM; Linux's CHECKSUM_PARTIAL, skb_checksum_help in
 // net/core/dev.c) and TCP segmentation of a frame larger than the MSS (the same section's
-// gso_type TCPV4/TCPV6; what Linux's tcp_gso_segment, net/ipv4/tcp_offload.c, does in software).
+// gso_type TCPV4/TCPV6; what Linux's tcp_gso_segment, net/ipv4/tcp_offload.c, does in software),
+// and UDP segmentation (UDP_L4).
 // Used by the virtio-net offload engine's transmit path (models/vnet/virtio/datapath.cpp); the
 // descriptor format a device reads the request from is its own business.
 #pragma once
@@ -20,11 +21,13 @@ struct TxOffload {
   // csum_offset, where the driver left the pseudo-header's sum.
   bool needs_csum = false;
   uint16_t csum_start = 0, csum_offset = 0;
-  // Segment the TCP payload into gso_size pieces (0: no segmentation).
-  enum class Gso : uint8_t { none, tcpv4, tcpv6 } gso = Gso::none;
+  // Segment the TCP payload (tcpv4, tcpv6) or the UDP payload over IPv4 or IPv6 (udp_l4:
+  // virtio's VIRTIO_NET_HDR_GSO_UDP_L4, Linux's __udp_gso_segment in net/ipv4/udp_offload.c)
+  // into gso_size pieces.
+  enum class Gso : uint8_t { none, tcpv4, tcpv6, udp_l4 } gso = Gso::none;
   bool ecn = false;       // the frame's TCP header may carry CWR (virtio's VIRTIO_NET_HDR_GSO_ECN)
   bool ecn_allowed = false;  // the device offered ECN with segmentation (VIRTIO_NET_F_HOST_ECN)
-  uint16_t hdr_len = 0;   // the driver's hint: Ethernet + IP + TCP headers (checked, not relied on)
+  uint16_t hdr_len = 0;   // the driver's hint: Ethernet + IP + L4 headers (checked, not relied on)
   uint16_t gso_size = 0;  // the MSS: payload bytes per segment
 };
 

@@ -163,6 +163,7 @@ void VnetEngine::send_frame(Vq& vq, std::vector<uint8_t> bytes) {
   if (o.needs_csum && !(features_ & bit(VIRTIO_NET_F_CSUM))) refused = "NEEDS_CSUM without VIRTIO_NET_F_CSUM";
   else if (type == VIRTIO_NET_HDR_GSO_TCPV4 && (features_ & bit(VIRTIO_NET_F_HOST_TSO4))) o.gso = net::TxOffload::Gso::tcpv4;
   else if (type == VIRTIO_NET_HDR_GSO_TCPV6 && (features_ & bit(VIRTIO_NET_F_HOST_TSO6))) o.gso = net::TxOffload::Gso::tcpv6;
+  else if (type == VIRTIO_NET_HDR_GSO_UDP_L4 && (features_ & bit(VIRTIO_NET_F_HOST_USO))) o.gso = net::TxOffload::Gso::udp_l4;
   else if (type != VIRTIO_NET_HDR_GSO_NONE)
     refused = "gso_type " + std::to_string(type) + " (" + gso_type_name(type) + ") not negotiated";
   bytes.erase(bytes.begin(), bytes.begin() + VIRTIO_NET_HDR_V1_SIZE);  // the frame, in place

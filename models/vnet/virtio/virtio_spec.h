@@ -42,6 +42,7 @@ inline constexpr unsigned VIRTIO_NET_F_CTRL_VQ = 17;
 inline constexpr unsigned VIRTIO_NET_F_CTRL_RX = 18;
 inline constexpr unsigned VIRTIO_NET_F_CTRL_VLAN = 19;
 inline constexpr unsigned VIRTIO_NET_F_MQ = 22;
+inline constexpr unsigned VIRTIO_NET_F_HOST_USO = 56;
 inline constexpr unsigned VIRTIO_NET_F_SPEED_DUPLEX = 63;
 
 constexpr uint64_t bit(unsigned b) { return uint64_t(1) << b; }

@@ -249,6 +249,59 @@ TEST(Offload, VlanTaggedTso4) {
   EXPECT_EQ(be32(r.frames[1], 38 + 4), 1000u + 1448);
 }
 
+TEST(Offload, UdpL4OverIpv4MakesDatagrams) {
+  Bytes f = eth(0x0800);
+  ipv4(f, 17, 20 + 8 + 4000, 0xfffe);
+  const Bytes udp = {0x9c, 0x40, 0x13, 0x89, 0x0f, 0xa8, 0, 0};  // length 4008
+  f.insert(f.end(), udp.begin(), udp.end());
+  payload(f, 4000);
+  put16(f, 34 + 6, pseudo4(f, 17, 4008));
+  TxOffload o = tso(TxOffload::Gso::udp_l4, 1472, 34);
+  o.csum_offset = 6;
+  o.hdr_len = 42;
+  const TxOffloadResult r = apply_tx_offload(f, o);
+  ASSERT_EQ(r.drop, "");
+  ASSERT_EQ(r.frames.size(), 3u);
+  EXPECT_EQ(r.checksums, 3u);
+  const size_t data[3] = {1472, 1472, 1056};
+  size_t off = 0;
+  for (size_t i = 0; i < 3; ++i) {
+    const Bytes& s = r.frames[i];
+    SCOPED_TRACE("segment " + std::to_string(i));
+    ASSERT_EQ(s.size(), 14 + 20 + 8 + data[i]);
+    EXPECT_EQ(be16(s, 16), 20 + 8 + data[i]);
+    EXPECT_EQ(be16(s, 18), uint16_t(0xfffe + i));  // the ID wraps
+    EXPECT_EQ(rfc1071_sum(s, 14, 20), 0xffff);
+    EXPECT_EQ(be16(s, 34), 0x9c40);
+    EXPECT_EQ(be16(s, 38), 8 + data[i]);  // UDP length
+    EXPECT_TRUE(std::equal(f.begin() + 42 + long(off), f.begin() + 42 + long(off + data[i]), s.begin() + 42));
+    EXPECT_EQ(rfc1071_sum(s, 34, 8 + data[i], pseudo4(s, 17, uint16_t(8 + data[i]))), 0xffff);
+    off += data[i];
+  }
+  EXPECT_EQ(be16(r.frames[2], 18), 0x0000);
+}
+
+TEST(Offload, UdpL4OverIpv6) {
+  Bytes f = eth(0x86dd);
+  ipv6(f, 17, 8 + 3000);
+  const Bytes udp = {0x9c, 0x40, 0x13, 0x89, 0x0b, 0xc0, 0, 0};
+  f.insert(f.end(), udp.begin(), udp.end());
+  payload(f, 3000);
+  put16(f, 54 + 6, pseudo6(f, 17, 3008));
+  TxOffload o = tso(TxOffload::Gso::udp_l4, 1452, 54);
+  o.csum_offset = 6;
+  o.hdr_len = 62;
+  const TxOffloadResult r = apply_tx_offload(f, o);
+  ASSERT_EQ(r.frames.size(), 3u);
+  const size_t data[3] = {1452, 1452, 96};
+  for (size_t i = 0; i < 3; ++i) {
+    const Bytes& s = r.frames[i];
+    EXPECT_EQ(be16(s, 18), 8 + data[i]);  // IPv6 payload length
+    EXPECT_EQ(be16(s, 58), 8 + data[i]);  // UDP length
+    EXPECT_EQ(rfc1071_sum(s, 54, 8 + data[i], pseudo6(s, 17, uint32_t(8 + data[i]))), 0xffff);
+  }
+}
+
 TEST(Offload, MalformedRequestsAreDropped) {
   const Bytes f4 = tso4_frame(3000, kAck), f6 = tso6_frame(3000, kAck);
   TxOffload o;
@@ -295,6 +348,12 @@ TEST(Offload, MalformedRequestsAreDropped) {
   Bytes badoff = f4;
   badoff[34 + 12] = 0x40;  // data offset 16 bytes
   expect_drop(badoff, tso(TxOffload::Gso::tcpv4, 1448, 34), "gso_type TCPV4: TCP data offset 16 bytes invalid or cut short");
+
+  expect_drop(f4, tso(TxOffload::Gso::udp_l4, 1472, 34), "gso_type UDP_L4 on IP protocol 6, not UDP (17)");
+  Bytes arp = f4;
+  arp[12] = 0x08;
+  arp[13] = 0x06;
+  expect_drop(arp, tso(TxOffload::Gso::udp_l4, 1472, 34), "gso_type UDP_L4 on EtherType 0x0806, not IP");
 
   TxOffload ecn = tso(TxOffload::Gso::tcpv4, 1448, 34);
   ecn.ecn = true;
