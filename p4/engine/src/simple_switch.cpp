@@ -148,7 +148,9 @@ void EngineState::drop(DropReason reason) {
 
 void EngineState::emit(std::uint32_t port, std::size_t size) {
   if (size > P4_MAX_FRAME_BYTES) return drop(DropReason::kTooBig);
-  if (size < P4_MIN_FRAME_BYTES) return drop(DropReason::kTooSmall);
+  // A packet deparsed to nothing: simple_switch sends it, an empty record in its capture; a
+  // device has no frame to put on its wire or in a ring.
+  if (size < P4_MIN_FRAME_BYTES && options.policy == PortPolicy::kDevice) return drop(DropReason::kTooSmall);
   (port == P4_PORT_HOST ? stats.host_out : stats.uplink_out)++;
   OutputPacket o;
   o.port = port;

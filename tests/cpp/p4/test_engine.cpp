@@ -132,6 +132,22 @@ TEST(PortModel, V1modelReadsAnUnassignedEgressSpecAsPortZero) {
   EXPECT_EQ(run(*e2, 7, frame()).port, 200u);
 }
 
+// A packet deparsed to nothing (its one header removed, no payload): simple_switch sends an
+// empty packet (an empty record in its output capture); the device drops it as too small.
+TEST(FrameBounds, APacketDeparsedToNothingIsSentEmptyByV1modelAndDroppedByTheDevice) {
+  const Json remove = Json::array({prim("remove_header", {{{"type", "header"}, {"value", "ethernet"}}})});
+  auto v1 = program(remove, kForward, nullptr, PortPolicy::kV1Model);
+  Verdict v = run(*v1, 0, frame(14));
+  ASSERT_FALSE(v.dropped);
+  EXPECT_EQ(v.port, 0u);
+  EXPECT_EQ(out(v).size(), 0u);
+  EXPECT_EQ(run(*v1, 0, frame(20)).size, 6u);  // the payload after the removed header
+  auto device = program(remove, kForward);
+  v = run(*device, P4_PORT_HOST, frame(14));
+  ASSERT_TRUE(v.dropped);
+  EXPECT_EQ(v.reason, DropReason::kTooSmall);
+}
+
 TEST(DropDecision, MarkToDropIsUndoneByALaterAssignment) {
   auto e = program(Json::array({prim("mark_to_drop", {std_meta()}),
                                 prim("assign", {field("standard_metadata", "egress_spec"), hexstr("0x0001")})}),

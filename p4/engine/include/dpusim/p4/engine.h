@@ -58,7 +58,7 @@ bool feature_policy_from_name(const std::string& name, FeaturePolicy* policy);
 // Why a frame was not forwarded.
 enum class DropReason {
   kNone,
-  kTooSmall,      // shorter than P4_MIN_FRAME_BYTES, or deparsed to nothing
+  kTooSmall,      // shorter than P4_MIN_FRAME_BYTES, or deparsed to nothing on a device
   kTooBig,        // longer than P4_MAX_FRAME_BYTES, in or out
   kIngressDrop,   // egress_spec was the drop port (511) at the end of ingress
   kEgressDrop,    // ... at the end of egress
