@@ -14,7 +14,8 @@ hold, so it never drops one for lack of room.
 
 simple_switch is built by the user from bmv2's public source (behavioral-model), outside the
 repository; this module only runs it. A program whose JSON uses a source of nondeterminism
-(`random`, timestamps, queueing metadata) is reported as such, not as a difference.
+(`random`, timestamps, queueing metadata, a register both pipelines touch) is reported as such,
+not as a difference.
 """
 import argparse
 import json
@@ -46,6 +47,25 @@ def reads_time(program):
         data.pop(key, None)
     text = json.dumps(data)
     return any(k in text for k in NONDETERMINISTIC)
+
+
+def shared_state(program):
+    """The register arrays that actions of both the ingress and the egress pipeline touch:
+    simple_switch runs the two on threads of their own, so one packet's egress may read such a
+    register before or after the next packet's ingress wrote it; dpusim runs each packet
+    through both before the next."""
+    with open(program) as f:
+        data = json.load(f)
+    by_id = {a["id"]: a for a in data.get("actions", [])}
+    used = []
+    for pipeline in data.get("pipelines", [])[:2]:
+        regs = set()
+        for table in pipeline.get("tables", []):
+            for action_id in table.get("action_ids", []):
+                for prim in by_id.get(action_id, {}).get("primitives", []):
+                    regs.update(p["value"] for p in prim.get("parameters", []) if p.get("type") == "register_array")
+        used.append(regs)
+    return sorted(used[0] & used[1]) if len(used) == 2 else []
 
 
 def write_pcap(path, frames):
@@ -213,6 +233,10 @@ def main(argv=None):
             if diff and reads_time(program):
                 counts["nondeterministic"] += 1
                 print(f"{name}: differs, and the program reads randomness or time: {diff}")
+            elif diff and shared_state(program):
+                counts["nondeterministic"] += 1
+                print(f"{name}: differs, and ingress and egress share register {', '.join(shared_state(program))}, "
+                      f"whose order simple_switch's threads decide: {diff}")
             elif diff:
                 counts["differ"] += 1
                 print(f"{name}: DIFFERS: {diff}")
