@@ -200,14 +200,15 @@ TernaryIndex::Group* TernaryIndex::group_for(const std::uint8_t* mask) const {
 
 void TernaryIndex::reorder() {
   // By the best entry each mask holds: the highest priority, then the lowest handle.
+  order_dirty_ = false;
   std::stable_sort(groups_.begin(), groups_.end(), [](const std::unique_ptr<Group>& a, const std::unique_ptr<Group>& b) {
     if (a->max_priority != b->max_priority) return a->max_priority > b->max_priority;
     return a->first_handle < b->first_handle;
   });
-  bits_dirty_ = true;
 }
 
 int TernaryIndex::lookup(const std::uint8_t* key, std::uint8_t* scratch) {
+  if (order_dirty_) reorder();
   if (bits_dirty_) rebuild_bits();
   if (use_bits_) return lookup_bits(key);
   const int kb = store_->key_bytes;
@@ -294,7 +295,7 @@ void TernaryIndex::insert(int slot) {
   g->priorities[store_->rank(slot)].insert(store_->seq[static_cast<std::size_t>(slot)]);
   g->max_priority = g->priorities.rbegin()->first;
   g->first_handle = *g->priorities.rbegin()->second.begin();
-  reorder();
+  changed();
 }
 
 void TernaryIndex::erase(int slot) {
@@ -324,7 +325,7 @@ void TernaryIndex::erase(int slot) {
     g->max_priority = g->priorities.rbegin()->first;
     g->first_handle = *g->priorities.rbegin()->second.begin();
   }
-  reorder();
+  changed();
 }
 
 }  // namespace dpusim::p4

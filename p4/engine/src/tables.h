@@ -199,7 +199,9 @@ class LpmTable {
 //  - bit vectors (Lakshman and Stiliadis, SIGCOMM 1998) for tables of at most
 //    kBitVectorMaxEntries entries and many masks: per key byte and byte value, the set of
 //    entries that byte value matches, entries numbered in rank order, so that the first bit
-//    of the sets' intersection is the winner. Rebuilt on the first lookup after a change.
+//    of the sets' intersection is the winner.
+// Both are brought up to date by the first lookup after a change, so that a commands file's
+// thousands of inserts cost one sort and one bit-vector build, not one each.
 class TernaryIndex {
  public:
   static constexpr std::size_t kBitVectorMaxEntries = 4096;
@@ -232,11 +234,13 @@ class TernaryIndex {
     std::uint64_t first_handle = 0;  // the lowest handle at max_priority
   };
   Group* group_for(const std::uint8_t* mask) const;
+  void changed() { order_dirty_ = bits_dirty_ = true; }
   void reorder();
   bool better(int a, int b) const;  // a beats b
   int lookup_bits(const std::uint8_t* key);
   void rebuild_bits();
   // Bit vectors: rows_[(byte * 256 + value) * words_ + w], bit i = order_[i] matches.
+  bool order_dirty_ = false;  // groups_ needs reorder()
   bool bits_dirty_ = true;
   bool use_bits_ = false;
   std::size_t words_ = 0;
