@@ -16,6 +16,7 @@
 //
 // Exit status: 0 success, 1 the program (or an update, or a test) was refused or failed,
 // 2 usage or I/O error. Never a signal: every input is validated, none is asserted on.
+#include <malloc.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -25,7 +26,6 @@
 #include <filesystem>
 #include <fstream>
 #include <iostream>
-#include <sstream>
 #include <string>
 #include <vector>
 
@@ -112,9 +112,19 @@ bool read_text(const std::string& path, std::string* out) {
   if (std::filesystem::is_directory(path, ec)) return false;  // opens, then reads as empty
   std::ifstream in(path, std::ios::binary);
   if (!in) return false;
-  std::ostringstream s;
-  s << in.rdbuf();
-  *out = s.str();
+  // Straight into *out, sized once (a table's commands file can be megabytes); a file that
+  // says no size (a pipe) is read to its end all the same.
+  const std::uintmax_t size = std::filesystem::file_size(path, ec);
+  out->clear();
+  if (!ec && size > 0) {
+    out->resize(static_cast<std::size_t>(size));
+    in.read(out->data(), static_cast<std::streamsize>(size));
+    out->resize(static_cast<std::size_t>(in.gcount()));
+    if (in.bad()) return false;
+    in.clear();
+  }
+  char chunk[4096];
+  while (in.read(chunk, sizeof chunk) || in.gcount() > 0) out->append(chunk, static_cast<std::size_t>(in.gcount()));
   return !in.bad();
 }
 
@@ -128,6 +138,15 @@ bool policy_from_arg(const char* command, const std::string& arg, FeaturePolicy*
 int refused(const std::string& prog, const LoadError& error) {
   std::cerr << prog << ": error[" << load_code_name(error.code) << "]: " << error.message << "\n";
   return error.code == LoadCode::kIo ? 2 : 1;
+}
+
+// glibc's malloc gives large blocks their own mapping and returns freed memory at the heap's
+// top to the kernel; each page taken again then costs a page fault (a trap to the hypervisor
+// on a virtual machine). The tool's buffers come and go (a commands file's text, a table's
+// bit vectors, capture chunks): freed memory is kept for the next allocation instead.
+void keep_freed_memory() {
+  mallopt(M_MMAP_THRESHOLD, 64 << 20);
+  mallopt(M_TRIM_THRESHOLD, 64 << 20);
 }
 
 #ifdef DPUSIM_P4_RTL_TOOL
@@ -146,6 +165,7 @@ int run_rtl_tool(char** argv) {
 #endif
 
 int main(int argc, char** argv) {
+  keep_freed_memory();
   if (argc < 2) return usage();
   std::string cmd = argv[1];
   std::vector<std::string> args(argv + 2, argv + argc);

@@ -232,6 +232,7 @@ void TernaryIndex::rebuild_bits() {
   const int kb = store_->key_bytes;
   use_bits_ = store_->count <= kBitVectorMaxEntries && kb <= kBitVectorMaxKeyBytes && groups_.size() >= kBitVectorMinMasks;
   rows_.clear();
+  summary_.clear();
   order_.clear();
   if (!use_bits_) return;
   for (std::size_t slot = 0; slot < store_->slots(); ++slot)
@@ -246,14 +247,25 @@ void TernaryIndex::rebuild_bits() {
       for (int v = 0; v < 256; ++v)
         if ((v & m[b]) == k[b]) rows_[(static_cast<std::size_t>(b) * 256 + static_cast<std::size_t>(v)) * words_ + i / 64] |= 1ull << (i % 64);
   }
+  summary_.assign(static_cast<std::size_t>(kb) * 256, 0);
+  for (std::size_t r = 0; r < summary_.size(); ++r)
+    for (std::size_t w = 0; w < words_; ++w)
+      if (rows_[r * words_ + w] != 0) summary_[r] |= 1ull << w;
 }
 
 int TernaryIndex::lookup_bits(const std::uint8_t* key) {
   const int kb = store_->key_bytes;
   const std::uint64_t* row[kBitVectorMaxKeyBytes];
-  for (int b = 0; b < kb; ++b) row[b] = &rows_[(static_cast<std::size_t>(b) * 256 + key[b]) * words_];
+  // The words every byte's row has a bit in: only those can hold a match.
+  std::uint64_t candidates = ~0ull;
+  for (int b = 0; b < kb; ++b) {
+    const std::size_t r = static_cast<std::size_t>(b) * 256 + key[b];
+    candidates &= summary_[r];
+    row[b] = &rows_[r * words_];
+  }
   // Word by word: the first word with a bit left holds the winner.
-  for (std::size_t w = 0; w < words_; ++w) {
+  for (; candidates != 0; candidates &= candidates - 1) {
+    const auto w = static_cast<std::size_t>(__builtin_ctzll(candidates));
     std::uint64_t acc = ~0ull;
     for (int b = 0; b < kb && acc != 0; ++b) acc &= row[b][w];
     if (acc != 0) return order_[w * 64 + static_cast<std::size_t>(__builtin_ctzll(acc))];
