@@ -243,9 +243,17 @@ void TernaryIndex::rebuild_bits() {
   for (std::size_t i = 0; i < order_.size(); ++i) {
     const std::uint8_t* k = store_->key(order_[i]);
     const std::uint8_t* m = store_->mask(order_[i]);
-    for (int b = 0; b < kb; ++b)
-      for (int v = 0; v < 256; ++v)
-        if ((v & m[b]) == k[b]) rows_[(static_cast<std::size_t>(b) * 256 + static_cast<std::size_t>(v)) * words_ + i / 64] |= 1ull << (i % 64);
+    for (int b = 0; b < kb; ++b) {
+      // The byte values v with v & mask == key: the key with each subset of the bits the
+      // mask leaves free (none where the key has a bit the mask clears).
+      if (k[b] & ~m[b]) continue;
+      const unsigned free_bits = ~m[b] & 0xffu;
+      unsigned sub = 0;
+      do {
+        rows_[(static_cast<std::size_t>(b) * 256 + (k[b] | sub)) * words_ + i / 64] |= 1ull << (i % 64);
+        sub = (sub - free_bits) & free_bits;
+      } while (sub != 0);
+    }
   }
   summary_.assign(static_cast<std::size_t>(kb) * 256, 0);
   for (std::size_t r = 0; r < summary_.size(); ++r)
