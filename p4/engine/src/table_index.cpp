@@ -199,8 +199,20 @@ TernaryIndex::Group* TernaryIndex::group_for(const std::uint8_t* mask) const {
 }
 
 void TernaryIndex::reorder() {
-  // By the best entry each mask holds: the highest priority, then the lowest handle.
+  // By the best entry each mask holds: the highest priority, then the lowest handle. A
+  // bucket's chain runs best first, so its head is its best.
   order_dirty_ = false;
+  for (const auto& g : groups_) {
+    if (!g->rescan) continue;
+    g->rescan = false;
+    int best = -1;
+    g->heads->hash.for_each([&](const std::uint8_t*, const std::uint64_t* m) {
+      const int head = meta_action(*m);
+      if (best < 0 || better(head, best)) best = head;
+    });
+    g->max_priority = store_->rank(best);
+    g->first_handle = store_->seq[static_cast<std::size_t>(best)];
+  }
   std::stable_sort(groups_.begin(), groups_.end(), [](const std::unique_ptr<Group>& a, const std::unique_ptr<Group>& b) {
     if (a->max_priority != b->max_priority) return a->max_priority > b->max_priority;
     return a->first_handle < b->first_handle;
@@ -312,9 +324,12 @@ void TernaryIndex::insert(int slot) {
     next[static_cast<std::size_t>(slot)] = next[static_cast<std::size_t>(prev)];
     next[static_cast<std::size_t>(prev)] = slot;
   }
-  g->priorities[store_->rank(slot)].insert(store_->seq[static_cast<std::size_t>(slot)]);
-  g->max_priority = g->priorities.rbegin()->first;
-  g->first_handle = *g->priorities.rbegin()->second.begin();
+  const std::int32_t rank = store_->rank(slot);
+  const std::uint64_t handle = store_->seq[static_cast<std::size_t>(slot)];
+  if (g->entries++ == 0 || rank > g->max_priority || (rank == g->max_priority && handle < g->first_handle)) {
+    g->max_priority = rank;
+    g->first_handle = handle;
+  }
   changed();
 }
 
@@ -334,17 +349,10 @@ void TernaryIndex::erase(int slot) {
       }
   }
   next[static_cast<std::size_t>(slot)] = -1;
-  auto it = g->priorities.find(store_->rank(slot));
-  if (it != g->priorities.end()) {
-    it->second.erase(store_->seq[static_cast<std::size_t>(slot)]);
-    if (it->second.empty()) g->priorities.erase(it);
-  }
-  if (g->priorities.empty()) {
+  if (--g->entries == 0)
     groups_.erase(std::find_if(groups_.begin(), groups_.end(), [g](const std::unique_ptr<Group>& x) { return x.get() == g; }));
-  } else {
-    g->max_priority = g->priorities.rbegin()->first;
-    g->first_handle = *g->priorities.rbegin()->second.begin();
-  }
+  else if (store_->rank(slot) == g->max_priority && store_->seq[static_cast<std::size_t>(slot)] == g->first_handle)
+    g->rescan = true;
   changed();
 }
 

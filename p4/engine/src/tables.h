@@ -19,7 +19,6 @@
 #include <cstring>
 #include <map>
 #include <memory>
-#include <set>
 #include <vector>
 
 namespace dpusim::p4 {
@@ -231,9 +230,12 @@ class TernaryIndex {
   struct Group {
     std::vector<std::uint8_t> mask;
     std::unique_ptr<Heads> heads;
-    std::map<std::int32_t, std::set<std::uint64_t>> priorities;  // priority -> its entries' handles
+    std::size_t entries = 0;
+    // Its best entry: kept by insert; after the delete of that entry, found again by reorder()
+    // among its buckets' heads (rescan).
     std::int32_t max_priority = 0;
     std::uint64_t first_handle = 0;  // the lowest handle at max_priority
+    bool rescan = false;
   };
   Group* group_for(const std::uint8_t* mask) const;
   void changed() { order_dirty_ = bits_dirty_ = true; }
