@@ -16,7 +16,7 @@ namespace {
 
 // The kernel and its devices from dpusim.linux: {"kernel", "init", "run_dir", "preload",
 // "mem_mib", "virtio_device_id", "args": [...], "devices": [{"name", "bdf", "bars": [{"index",
-// "base", "size", "is64", "prefetch"}], "msix_bar", "msix_offset", "msix_entries", "msix_cap", "held_writes"}]}.
+// "base", "size", "is64", "prefetch"}], "msix_bar", "msix_offset", "msix_entries", "msix_cap", "held_writes", "ids"}]}.
 dpusim::host::LinuxSpec linux_spec_from(const py::dict& d) {
   dpusim::host::LinuxSpec s;
   s.kernel = d["kernel"].cast<std::string>();
@@ -41,6 +41,7 @@ dpusim::host::LinuxSpec linux_spec_from(const py::dict& d) {
     ds.msix_entries = dev["msix_entries"].cast<unsigned>();
     ds.msix_cap = dev["msix_cap"].cast<uint16_t>();
     ds.held_writes = dev["held_writes"].cast<std::vector<uint64_t>>();
+    if (dev.contains("ids")) ds.ids = dev["ids"].cast<uint32_t>();
     s.devices.push_back(std::move(ds));
   }
   return s;

@@ -158,6 +158,10 @@ void bind_vnet_views(py::module_& m) {
     d["tx_dropped"] = c.tx_dropped;
     d["kicks"] = c.kicks;
     d["kicks_ignored"] = c.kicks_ignored;
+    d["tx_gso_frames"] = c.tx_gso_frames;
+    d["tx_segments"] = c.tx_segments;
+    d["tx_csum_filled"] = c.tx_csum_filled;
+    d["tx_offload_drops"] = c.tx_offload_drops;
     return d;
   });
   m.def("vf_state", [](Platform& p, unsigned ep, unsigned slot) {

@@ -195,6 +195,7 @@ void LinuxBridge::start(const LinuxSpec& spec) {
   for (size_t i = 0; i < spec.devices.size(); ++i) {
     listen_fds_.push_back(listen_unix(run_dir_ + "/vu" + std::to_string(i) + ".sock"));
     dev_fds_.push_back(-1);
+    closed_.push_back(false);
     const uint64_t msi = RootComplex::kMsiBase + 0x1000 * i;
     devs_.push_back(std::make_unique<uml::LinuxDevice>(spec.devices[i], device_host(i), msi));
   }
@@ -276,13 +277,14 @@ LinuxBridge::Stop LinuxBridge::serve(int reply_fd) {
       if (dev_fds_[i] < 0 || !(rev[1 + i] & (POLLIN | POLLHUP))) continue;
       handled = true;
       if (!read_vhost(i)) {
-        ctx_.event("linux", "vhost_user_closed").str("device", devs_[i]->spec().name);
         close_fd(dev_fds_[i]);
+        closed_[i] = true;  // reported by report_closed()
       }
     }
     if (held_) return Stop::Held;
     if (handled) continue;
     if (reply_fd >= 0 && (rev[1 + devs_.size()] & (POLLIN | POLLHUP))) {
+      report_closed();
       uint8_t reply[uml::kVhostUserHeaderBytes + 8];
       if (!read_full(reply_fd, reply, sizeof(reply)))
         ctx_.event("linux", "bad_request").str("device", "slave").str("what", "the kernel closed its request channel");
@@ -361,6 +363,7 @@ bool LinuxBridge::read_vhost(size_t i) {
   }
   msg.resize(msg.size() + size);
   if (!recv_with_fds(dev_fds_[i], msg.data() + uml::kVhostUserHeaderBytes, size, &fds)) return false;
+  report_closed();
   ++messages_;
   std::vector<uint8_t> reply = devs_[i]->on_message(msg.data(), msg.size(), std::move(fds));
   if (devs_[i]->take_hold() && !reply.empty()) {
@@ -373,6 +376,7 @@ bool LinuxBridge::read_vhost(size_t i) {
 bool LinuxBridge::read_time(bool* waited) {
   uint8_t b[uml::kTimetravelMsgBytes];
   if (!read_full(time_fd_, b, sizeof(b))) return false;
+  report_closed();
   ++messages_;
   uml::TimetravelMsg m;
   std::string error;
@@ -433,6 +437,14 @@ void LinuxBridge::drain_console() {
       console_.erase(0, nl + 1);
       console_line(std::move(line));
     }
+  }
+}
+
+void LinuxBridge::report_closed() {
+  for (size_t i = 0; i < closed_.size(); ++i) {
+    if (!closed_[i]) continue;
+    closed_[i] = false;
+    ctx_.event("linux", "vhost_user_closed").str("device", devs_[i]->spec().name);
   }
 }
 
@@ -535,6 +547,14 @@ bool LinuxBridge::claim_msi(const MsiEvent& ev) {
 void LinuxBridge::ended(const std::string& why) {
   if (pid_ <= 0) return;
   drain_console();
+  // The kernel's exit closes every socket at once; which of them a poll saw first is the host
+  // scheduler's choice, so each device still connected is reported closed here, in slot order.
+  for (size_t i = 0; i < devs_.size(); ++i) {
+    if (dev_fds_[i] < 0) continue;
+    close_fd(dev_fds_[i]);
+    closed_[i] = true;
+  }
+  report_closed();
   int status = 0;
   // The kernel halts by itself (its socket closes as it exits); one that hung is ended here.
   if (why.find("nothing for") != std::string::npos) ::kill(pid_, SIGKILL);

@@ -91,6 +91,11 @@ class LinuxBridge {
   bool read_time(bool* waited);  // one message; false at EOF
   void answer_time(const uml::TimetravelMsg& m, bool* waited);
   void drain_console();
+  // The vhost_user_closed events of the sockets found closed, in slot order. A socket the kernel
+  // closes while it runs is reported before its next message is handled (which closes came
+  // first between two messages the bridge cannot know: a close does not wait for an answer);
+  // at the kernel's exit, every socket still open (ended()).
+  void report_closed();
   void console_line(std::string line);
   void after_wait();
   void call(uml::LinuxDevice& d, uint32_t queue);
@@ -108,6 +113,7 @@ class LinuxBridge {
   pid_t pid_ = -1;
   int time_listen_ = -1, time_fd_ = -1, stdin_fd_ = -1, stdout_fd_ = -1;
   std::vector<int> listen_fds_, dev_fds_;
+  std::vector<bool> closed_;  // closed, not yet reported (report_closed())
   std::vector<std::unique_ptr<uml::LinuxDevice>> devs_;
   static constexpr uint64_t kNever = UINT64_MAX;
   uint64_t requested_ns_ = kNever;

@@ -206,6 +206,7 @@ void LinuxDevice::config_read(const Chain& c, const PcidevMsg& m) {
     if (gen != generation_) return;
     r.data.resize(n, 0xff);
     clip_msix_table_size(off, r.data.data(), n);
+    vf_ids(off, r.data.data(), n);
     complete(c, r.data.data(), n);
   });
 }
@@ -220,6 +221,11 @@ void LinuxDevice::clip_msix_table_size(uint64_t off, uint8_t* data, unsigned n) 
   const uint16_t clipped = uint16_t((v & ~0x7ffu) | (kMaxMsixEntries - 1));
   p[0] = uint8_t(clipped);
   p[1] = uint8_t(clipped >> 8);
+}
+
+void LinuxDevice::vf_ids(uint64_t off, uint8_t* data, unsigned n) const {
+  if (!spec_.ids) return;
+  for (uint64_t b = off; b < off + n && b < 4; ++b) data[b - off] = uint8_t(spec_.ids >> (8 * b));
 }
 
 void LinuxDevice::config_write(const PcidevMsg& m) {

@@ -47,6 +47,11 @@ struct LinuxDeviceSpec {
   // only memory (virtio_net's control-queue notify: virtnet_send_command_reply spins with
   // cpu_relax()). A write there holds the kernel until the device has answered (linux_bridge.h).
   std::vector<uint64_t> held_writes;
+  // A VF's Vendor ID | Device ID << 16 (0 for a PF). A VF reads FFFFh in both (PCIe r6.0
+  // §9.3.4.1.1, §9.3.4.1.2): Linux takes the PF's Vendor ID and the VF Device ID of the PF's
+  // SR-IOV capability (drivers/pci/iov.c, pci_iov_add_virtfn), but virt-pci's slot is a
+  // function of its own to the kernel, so the device answers them.
+  uint32_t ids = 0;
 };
 
 // What a device asks of the bridge: root-complex requests and the bridge's event log.
@@ -117,6 +122,8 @@ class LinuxDevice {
   // A config read's bytes `data` (n of them, at offset `off`) as the kernel sees them: the
   // MSI-X Table Size no larger than kMaxMsixEntries.
   void clip_msix_table_size(uint64_t off, uint8_t* data, unsigned n) const;
+  // The same bytes with a VF's Vendor and Device ID (spec().ids) at 0x00..0x03.
+  void vf_ids(uint64_t off, uint8_t* data, unsigned n) const;
   void bad(const std::string& what);
 
   LinuxDeviceSpec spec_;

@@ -9,6 +9,8 @@
 #include <string>
 #include <vector>
 
+#include "bench_ss.h"
+
 #include "dpusim/p4/engine.h"
 
 namespace dpusim::p4::tool {
@@ -40,6 +42,6 @@ std::vector<std::uint8_t> simple_router_frame();
 int bench_simple_router(const std::string& corpus, std::size_t frames);
 // `bench --end-to-end` (bench_e2e.cpp); an empty corpus is the corpus folder beside the checkout.
 int bench_end_to_end(std::string corpus, std::uint64_t seed, std::size_t router_frames, std::size_t stress_frames,
-                     std::size_t memory_frames);
+                     std::size_t memory_frames, SsOptions ss);
 
 }  // namespace dpusim::p4::tool

@@ -23,6 +23,7 @@
 #include <iostream>
 
 #include "bench_bmv2.h"
+#include "bench_ss.h"
 #include "dpusim/p4/pcap.h"
 #include "tool.h"
 
@@ -135,8 +136,34 @@ double simple_switch_fps(const std::string& row) {
   return 0;
 }
 
+// simple_switch on the row dpusim just ran (bench_ss.h): its line under dpusim's, and the 20x goal.
+void ss_line(const E2eRow& row, const SsOptions& ss, const std::filesystem::path& dir, double fps, bool* all_met) {
+  std::vector<std::string> ours;
+  std::error_code ec;
+  for (const char* p : {"p0_out.pcap", "p1_out.pcap", "p2_out.pcap"}) {
+    ours.push_back((dir / ("dpusim_" + std::string(p))).string());
+    std::filesystem::rename(dir / p, ours.back(), ec);
+  }
+  const SsResult r = run_simple_switch(ss, dir, row.program, row.commands, ours);
+  for (const std::string& p : ours) std::filesystem::remove(p, ec);
+  if (!r.ran) {
+    *all_met = false;
+    std::printf("      simple_switch: not measured: %s\n", r.problem.c_str());
+    return;
+  }
+  const double ratio = r.fps > 0 ? fps / r.fps : 0;
+  const bool met = ratio >= 20 && r.problem.empty();
+  *all_met = *all_met && met;
+  std::printf("      simple_switch: %7.1f k frames/s over its output timestamps (%.1f k per CPU s of its process), %zu out; "
+              "ratio %.1fx (goal >= 20x: %s); outputs %s\n",
+              r.fps / 1e3, r.cpu_s > 0 ? static_cast<double>(r.out) / r.cpu_s / 1e3 : 0.0, r.out, ratio,
+              ratio >= 20 ? "met" : "NOT met",
+              r.problem.empty() ? "identical" : ("differ: " + r.problem).c_str());
+}
+
 // One row: the capture written, then the switch run `rounds` times (the best CPU time kept).
-bool run_row(const E2eRow& row, const std::filesystem::path& dir, int rounds, double goal_rss_mb, bool* all_met) {
+bool run_row(const E2eRow& row, const std::filesystem::path& dir, int rounds, double goal_rss_mb, const SsOptions& ss,
+             bool* all_met) {
   if (!write_capture((dir / "p1_in.pcap").string(), row.frames, row.count)) return false;
   const std::vector<std::string> args = {"switch", row.program, "-i", "0@p0", "-i", "1@p1", "-i", "2@p2",
                                          "--use-files", "--commands", row.commands};
@@ -160,6 +187,7 @@ bool run_row(const E2eRow& row, const std::filesystem::path& dir, int rounds, do
                   row.simple_switch_fps / 1e3, kGoalRatio, row.goal_fps / 1e6, met ? "met" : "NOT met");
     else
       std::printf(" (goal >= %.2f M frames/s: %s)\n", row.goal_fps / 1e6, met ? "met" : "NOT met");
+    if (!ss.binary.empty()) ss_line(row, ss, dir, fps, all_met);
   } else {
     const bool met = best.rss_mb <= goal_rss_mb;
     *all_met = *all_met && met;
@@ -216,7 +244,7 @@ std::string default_corpus() {
 }  // namespace
 
 int bench_end_to_end(std::string corpus, std::uint64_t seed, std::size_t router_frames, std::size_t stress_frames,
-                     std::size_t memory_frames) {
+                     std::size_t memory_frames, SsOptions ss) {
   std::error_code ec;
   const bool defaulted = corpus.empty();
   if (defaulted) corpus = default_corpus();
@@ -235,14 +263,22 @@ int bench_end_to_end(std::string corpus, std::uint64_t seed, std::size_t router_
   std::vector<E2eRow> rows = {{"simple_router + commands", program, commands, {simple_router_frame()}, router_frames,
                                kGoalRatio * simple_switch_fps("simple_router + commands"), simple_switch_fps("simple_router + commands")}};
   bool all = true, ok = stress_rows(corpus, dir, seed, stress_frames, &rows);
-  for (std::size_t k = 0; ok && k < rows.size(); ++k) ok = run_row(rows[k], dir, 3, 0, &all);
+  if (!ss.binary.empty())
+    std::printf("simple_switch: %s (each row's program, commands and capture; its rate over its output timestamps)\n",
+                ss.binary.c_str());
+  const int thrift_port = ss.thrift_port;
+  for (std::size_t k = 0; ok && k < rows.size(); ++k) {
+    ss.thrift_port = thrift_port + static_cast<int>(k);  // a port of its own per run
+    ok = run_row(rows[k], dir, 3, 0, ss, &all);
+  }
+  ss.binary.clear();  // the memory row is dpusim's alone
   if (ok && memory_frames > 0) {
     E2eRow memory = rows.front();
     memory.name = "simple_router, memory";
     memory.count = memory_frames;
     memory.goal_fps = 0;
     memory.simple_switch_fps = 0;
-    ok = run_row(memory, dir, 1, 64, &all);
+    ok = run_row(memory, dir, 1, 64, ss, &all);
   }
   std::filesystem::remove_all(dir, ec);
   if (!ok) return 2;

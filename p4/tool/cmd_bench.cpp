@@ -194,6 +194,7 @@ int cmd_bench(const std::vector<std::string>& args) {
   std::string only;
   bool end_to_end = false;
   std::size_t memory_frames = 10000000;
+  SsOptions ss;  // --ss: bmv2's simple_switch beside each end-to-end row
   for (std::size_t i = 0; i < args.size(); ++i) {
     if (args[i] == "--frames" && i + 1 < args.size()) frames = std::stoull(args[++i]);
     else if (args[i] == "--seed" && i + 1 < args.size()) seed = std::stoull(args[++i]);
@@ -201,15 +202,23 @@ int cmd_bench(const std::vector<std::string>& args) {
     else if (args[i] == "--only" && i + 1 < args.size()) only = args[++i];
     else if (args[i] == "--end-to-end") end_to_end = true;
     else if (args[i] == "--memory-frames" && i + 1 < args.size()) memory_frames = std::stoull(args[++i]);
+    else if (args[i] == "--ss" && i + 1 < args.size()) ss.binary = args[++i];
+    else if (args[i] == "--ss-cli" && i + 1 < args.size()) ss.cli = args[++i];
+    else if (args[i] == "--ss-thrift-port" && i + 1 < args.size()) ss.thrift_port = std::stoi(args[++i]);
     else {
       std::cerr << "usage: dpusim p4 bench [--frames N] [--seed S] [--corpus DIR] [--only tables|stress|router]\n"
-                   "       dpusim p4 bench --end-to-end [--corpus DIR] [--seed S] [--memory-frames N]\n";
+                   "       dpusim p4 bench --end-to-end [--corpus DIR] [--seed S] [--memory-frames N]\n"
+                   "                                  [--ss SIMPLE_SWITCH [--ss-cli CLI] [--ss-thrift-port P]]\n";
       return 2;
     }
   }
   // p4 switch in a child process: simple_router 1 M x 60 B, the stress programs 200 k x 512 B,
   // and the resident set over simple_router's N-frame capture (0 skips it).
-  if (end_to_end) return bench_end_to_end(corpus, seed, 1000000, 200000, memory_frames);
+  if (!ss.binary.empty() && !end_to_end) {
+    std::cerr << "dpusim p4 bench: --ss runs beside --end-to-end only\n";
+    return 2;
+  }
+  if (end_to_end) return bench_end_to_end(corpus, seed, 1000000, 200000, memory_frames, ss);
   if ((only == "stress" || only == "router") && corpus.empty()) {
     std::cerr << "dpusim p4 bench: --only " << only << " needs --corpus DIR (the folder of bmv2's programs)\n";
     return 2;

@@ -7,8 +7,8 @@
 
 The Python PCI driver enumerates the switch first (bus numbers, BARs, windows); then the
 kernel, built by `./dpusim linux-build` into build/linux/, boots with one virt-pci slot per
-endpoint function named in `devices` and binds its own drivers to them (virtio_net through
-virtio_pci, ionic). The bridge on the root complex (models/host/linux_bridge.h) is its
+endpoint function named in `devices` (a PF "ep<i>", or an enabled VF "ep<i>.vf<j>") and binds
+its own drivers to them (virtio_net through virtio_pci, ionic). The bridge on the root complex (models/host/linux_bridge.h) is its
 vhost-user device and its time-travel scheduler, so the kernel's time is simulated time and a
 run replays from its seed. Its console lines are "console" events of path "linux"; each
 command is one "sh" event with its exit status and output.
@@ -101,15 +101,31 @@ async def _held_writes(sim, pci, dev):
     return [net.notify_base + notify_off * net.notify_mult]
 
 
+def _find(sim, pci, name):
+    """The PciDev of "ep<i>", or of "ep<i>.vf<j>": VF j of that PF, once the Python driver has
+    enabled it (sriov.sriov_numvfs)."""
+    pf_name, dot, vf = name.partition(".vf")
+    dev = pci.find(sim.platform.function_id(pf_name))
+    if not dot or dev is None:
+        return dev
+    vfs = getattr(getattr(dev, "sriov", None), "vfs", None) or []
+    if not vf.isdigit() or int(vf) >= len(vfs):
+        raise ValueError(f"{name}: {pf_name} has {len(vfs)} VFs enabled (sriov.sriov_numvfs before boot_linux)")
+    return vfs[int(vf)]
+
+
 async def _device_spec(sim, pci, name):
-    rid = sim.platform.function_id(name)
-    dev = pci.find(rid)
+    dev = _find(sim, pci, name)
     if dev is None or dev.is_bridge:
         raise ValueError(f"{name}: not an endpoint function the PCI driver enumerated")
+    rid = dev.rid
     spec = {"name": name, "bdf": rid, "msix_bar": -1, "msix_offset": 0, "msix_entries": 0, "msix_cap": 0,
             "bars": [{"index": b.index, "base": b.base, "size": b.size, "is64": b.is64, "prefetch": b.prefetch}
                      for b in dev.bars],
-            "held_writes": await _held_writes(sim, pci, dev)}
+            "held_writes": await _held_writes(sim, pci, dev),
+            # A VF reads FFFFh as its IDs; the kernel is shown the PF's Vendor ID and the VF
+            # Device ID of the PF's SR-IOV capability, as Linux's iov.c takes them (linux_device.h).
+            "ids": dev.vendor | dev.device << 16 if getattr(dev, "physfn", None) else 0}
     msix = dev.cap(PCI_CAP_ID_MSIX)
     if msix is not None:
         flags = await pci.read(rid, msix + PCI_MSIX_FLAGS, 2)
@@ -166,9 +182,9 @@ class Linux:
 
 
 async def boot_linux(sim, devices, pci=None, mem_mib=128, args=(), timeout_ps=s(120)):
-    """Boots the kernel with `devices` (endpoint paths, "ep0"...) in virt-pci slots 0, 1...;
-    returns a Linux once its init takes commands. `pci`: the PciHost of an enumeration already
-    done (else the switch is enumerated here)."""
+    """Boots the kernel with `devices` (endpoint paths, "ep0"..., or an enabled VF, "ep0.vf0")
+    in virt-pci slots 0, 1...; returns a Linux once its init takes commands. `pci`: the
+    PciHost of an enumeration already done (else the switch is enumerated here)."""
     reason = unavailable_reason()
     if reason:
         raise LinuxUnavailable(reason)

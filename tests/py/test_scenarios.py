@@ -21,5 +21,14 @@ def test_scenario_runs_and_replays(name, capfd):
     assert first.ok, first.describe()
     second = run(fn, platform)
     assert second.ok, second.describe()
+    assert first.log == second.log, first_difference(first.log, second.log)
     assert first.hash == second.hash
-    assert first.log == second.log
+
+
+def first_difference(a, b):
+    """Where two event logs part: the line number and both lines (the first run's, the second's)."""
+    la, lb = bytes(a).decode().splitlines(), bytes(b).decode().splitlines()
+    for i, (x, y) in enumerate(zip(la, lb)):
+        if x != y:
+            return f"event {i}: first run {x}\nsecond run {y}"
+    return f"one log ends at event {min(len(la), len(lb))}: {len(la)} and {len(lb)} events"

@@ -399,3 +399,29 @@ def test_a_wire_end_naming_a_missing_vf_is_refused():
     doc["wires"].append({"a": "ep0.vf2", "b": "loopback"})
     assert run(nothing, doc).doc_error == ("$.wires[1].a: 'ep0.vf2': endpoint 'ep0' has no VF 2 "
                                            "(topology.options.total-vfs is 2: vf0..vf1)")
+
+
+def test_a_vf_is_named_for_the_linux_kernel_once_enabled():
+    """boot_linux's device spec of "ep1.vf0" (dpusim.linux): the VF's routing ID, its BAR slice
+    of the PF's VF BAR and the PF's IDs for the kernel (a VF reads FFFFh there); before
+    sriov_numvfs, a clear error naming the PF and how many VFs it has enabled."""
+    from dpusim.linux import _device_spec
+
+    async def scenario(sim):
+        pci = await pci_host_probe(sim)
+        try:
+            await _device_spec(sim, pci, "ep1.vf0")
+            before = None
+        except ValueError as e:
+            before = str(e)
+        pf = pci.find(sim.platform.function_id("ep1"))
+        (vf,) = await sriov.sriov_numvfs(pci, pf, 1)
+        spec = await _device_spec(sim, pci, "ep1.vf0")
+        pf_spec = await _device_spec(sim, pci, "ep1")
+        return dict(before=before, bdf=spec["bdf"] == vf.rid, vf_is_pf_plus_1=vf.rid == pf.rid + 1,
+                    bars=[(b["base"], b["size"]) for b in spec["bars"]] == [(pf.sriov.bars[0].base, 0x8000)],
+                    ids=hex(spec["ids"]), pf_ids=pf_spec["ids"], msix=spec["msix_entries"])
+
+    res = run_ok(scenario, vnet_platform(num_ep=2, total_vfs=1, max_queue_pairs=4))
+    assert res.result == dict(before="ep1.vf0: ep1 has 0 VFs enabled (sriov.sriov_numvfs before boot_linux)",
+                              bdf=True, vf_is_pf_plus_1=True, bars=True, ids="0x10411af4", pf_ids=0, msix=10)

@@ -2,6 +2,7 @@
 // queue, entry after entry, each ring access a DMA whose completion continues the pass.
 // Its own delays go through after() and its frames leave at the local time, so in lt mode
 // (tlm/dma.h) the whole chain runs temporally decoupled on the endpoint's quantum keeper.
+#include "net/offload.h"
 #include "net/wire.h"
 #include "vnet/virtio/virtio_spec.h"
 #include "vnet/virtio/vnet_engine.h"
@@ -16,13 +17,23 @@ namespace datapath_event {
 const pcie::EventCategory vq("vq", false, "the virtio-net datapath's per-frame events: doorbells, frames taken "
                                           "from and put in virtqueues, used-ring updates, their interrupts, drops");
 const pcie::EventKind doorbell("doorbell", vq), vq_frame("vq_frame", vq), vq_used("vq_used", vq),
-    vq_interrupt("vq_interrupt", vq), rx_drop("rx_drop", vq), tx_drop("tx_drop", vq);
+    vq_interrupt("vq_interrupt", vq), rx_drop("rx_drop", vq), tx_drop("tx_drop", vq), tx_gso("tx_gso", vq);
 }  // namespace datapath_event
 
 namespace {
 // The largest transmit chain read (a TSO frame of 64 KiB and its header); longer ones are
 // dropped unread rather than allocated.
 constexpr size_t kMaxTxChainBytes = 65536 + VIRTIO_NET_HDR_V1_SIZE;
+
+const char* gso_type_name(uint8_t type) {
+  switch (type) {
+    case VIRTIO_NET_HDR_GSO_TCPV4: return "TCPV4";
+    case VIRTIO_NET_HDR_GSO_UDP: return "UDP";
+    case VIRTIO_NET_HDR_GSO_TCPV6: return "TCPV6";
+    case VIRTIO_NET_HDR_GSO_UDP_L4: return "UDP_L4";
+    default: return "unknown";
+  }
+}
 }  // namespace
 
 void VnetEngine::service(Vq& vq) {
@@ -126,14 +137,71 @@ void VnetEngine::transmit(Vq& vq, const Chain& chain) {
         ++counters_.tx_dropped;
         ctx_.event(name(), datapath_event::tx_drop).u64("vq", vq.index).str("reason", drop).u64("len", bytes.size());
       } else {
-        bytes.erase(bytes.begin(), bytes.begin() + VIRTIO_NET_HDR_V1_SIZE);  // the frame, in place
-        ++counters_.tx_frames;
-        const uint64_t id = port_.wire->send(port_, std::move(bytes), dma_.local_offset());
-        ctx_.event(name(), datapath_event::vq_frame).u64("vq", vq.index).str("dir", "tx").u64("frame", id);
+        send_frame(vq, std::move(bytes));
       }
       finish();
     });
   });
+}
+
+// The frame after its virtio_net_hdr_v1 (virtio 1.2 §5.1.6, little-endian fields), with the
+// offloads the header asks for done (net/offload.h): one frame on the wire, or its segments, or
+// a counted drop naming the header's values.
+void VnetEngine::send_frame(Vq& vq, std::vector<uint8_t> bytes) {
+  auto le16 = [&bytes](size_t at) { return uint16_t(bytes[at] | bytes[at + 1] << 8); };
+  const uint8_t flags = bytes[VIRTIO_NET_HDR_FLAGS], gso_type = bytes[VIRTIO_NET_HDR_GSO_TYPE];
+  net::TxOffload o;
+  o.needs_csum = flags & VIRTIO_NET_HDR_F_NEEDS_CSUM;
+  o.csum_start = le16(VIRTIO_NET_HDR_CSUM_START);
+  o.csum_offset = le16(VIRTIO_NET_HDR_CSUM_OFFSET);
+  o.hdr_len = le16(VIRTIO_NET_HDR_HDR_LEN);
+  o.gso_size = le16(VIRTIO_NET_HDR_GSO_SIZE);
+  o.ecn = gso_type & VIRTIO_NET_HDR_GSO_ECN;
+  o.ecn_allowed = features_ & bit(VIRTIO_NET_F_HOST_ECN);
+  const uint8_t type = gso_type & uint8_t(~VIRTIO_NET_HDR_GSO_ECN);
+  std::string refused;
+  if (o.needs_csum && !(features_ & bit(VIRTIO_NET_F_CSUM))) refused = "NEEDS_CSUM without VIRTIO_NET_F_CSUM";
+  else if (type == VIRTIO_NET_HDR_GSO_TCPV4 && (features_ & bit(VIRTIO_NET_F_HOST_TSO4))) o.gso = net::TxOffload::Gso::tcpv4;
+  else if (type == VIRTIO_NET_HDR_GSO_TCPV6 && (features_ & bit(VIRTIO_NET_F_HOST_TSO6))) o.gso = net::TxOffload::Gso::tcpv6;
+  else if (type == VIRTIO_NET_HDR_GSO_UDP_L4 && (features_ & bit(VIRTIO_NET_F_HOST_USO))) o.gso = net::TxOffload::Gso::udp_l4;
+  else if (type != VIRTIO_NET_HDR_GSO_NONE)
+    refused = "gso_type " + std::to_string(type) + " (" + gso_type_name(type) + ") not negotiated";
+  bytes.erase(bytes.begin(), bytes.begin() + VIRTIO_NET_HDR_V1_SIZE);  // the frame, in place
+  const size_t len = bytes.size();
+  net::TxOffloadResult r;
+  if (refused.empty()) r = net::apply_tx_offload(std::move(bytes), o);
+  else r.drop = refused;
+  if (!r.drop.empty()) {
+    ++counters_.tx_dropped;
+    ++counters_.tx_offload_drops;
+    ctx_.event(name(), datapath_event::tx_drop)
+        .u64("vq", vq.index)
+        .str("reason", r.drop)
+        .u64("len", len)
+        .u64("flags", flags)
+        .u64("gso_type", gso_type)
+        .u64("hdr_len", o.hdr_len)
+        .u64("gso_size", o.gso_size)
+        .u64("csum_start", o.csum_start)
+        .u64("csum_offset", o.csum_offset);
+    return;
+  }
+  counters_.tx_csum_filled += r.checksums;
+  if (o.gso != net::TxOffload::Gso::none) {
+    ++counters_.tx_gso_frames;
+    counters_.tx_segments += r.frames.size();
+    ctx_.event(name(), datapath_event::tx_gso)
+        .u64("vq", vq.index)
+        .u64("len", len)
+        .u64("gso_type", gso_type)
+        .u64("gso_size", o.gso_size)
+        .u64("segments", r.frames.size());
+  }
+  for (std::vector<uint8_t>& frame : r.frames) {
+    ++counters_.tx_frames;
+    const uint64_t id = port_.wire->send(port_, std::move(frame), dma_.local_offset());
+    ctx_.event(name(), datapath_event::vq_frame).u64("vq", vq.index).str("dir", "tx").u64("frame", id);
+  }
 }
 
 // ---- control virtqueue ----------------------------------------------------------------------

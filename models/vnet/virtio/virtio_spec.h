@@ -42,6 +42,7 @@ inline constexpr unsigned VIRTIO_NET_F_CTRL_VQ = 17;
 inline constexpr unsigned VIRTIO_NET_F_CTRL_RX = 18;
 inline constexpr unsigned VIRTIO_NET_F_CTRL_VLAN = 19;
 inline constexpr unsigned VIRTIO_NET_F_MQ = 22;
+inline constexpr unsigned VIRTIO_NET_F_HOST_USO = 56;
 inline constexpr unsigned VIRTIO_NET_F_SPEED_DUPLEX = 63;
 
 constexpr uint64_t bit(unsigned b) { return uint64_t(1) << b; }
@@ -104,6 +105,14 @@ inline constexpr uint16_t VIRTIO_NET_HDR_CSUM_START = 6;
 inline constexpr uint16_t VIRTIO_NET_HDR_CSUM_OFFSET = 8;
 inline constexpr uint16_t VIRTIO_NET_HDR_NUM_BUFFERS = 10;
 inline constexpr uint16_t VIRTIO_NET_HDR_V1_SIZE = 12;
+// Its flags and gso_type values (include/uapi/linux/virtio_net.h).
+inline constexpr uint8_t VIRTIO_NET_HDR_F_NEEDS_CSUM = 1;
+inline constexpr uint8_t VIRTIO_NET_HDR_GSO_NONE = 0;
+inline constexpr uint8_t VIRTIO_NET_HDR_GSO_TCPV4 = 1;
+inline constexpr uint8_t VIRTIO_NET_HDR_GSO_UDP = 3;
+inline constexpr uint8_t VIRTIO_NET_HDR_GSO_TCPV6 = 4;
+inline constexpr uint8_t VIRTIO_NET_HDR_GSO_UDP_L4 = 5;
+inline constexpr uint8_t VIRTIO_NET_HDR_GSO_ECN = 0x80;
 
 // Control virtqueue (virtio 1.2 §5.1.6.5).
 inline constexpr uint8_t VIRTIO_NET_OK = 0;

@@ -23,6 +23,7 @@ VnetEngine::VnetEngine(pcie::SimContext& ctx, std::string path, unsigned index, 
 }
 
 void VnetEngine::set_features(uint64_t negotiated) {
+  features_ = negotiated;
   rx_.set_mergeable(negotiated & virtio::bit(virtio::VIRTIO_NET_F_MRG_RXBUF));
 }
 

@@ -11,7 +11,8 @@
 //  - the queue service here: doorbells (kick), which the function's BAR forwards here, start a
 //    pass over a queue's avail ring in host memory, every byte by DMA (split_ring.h) through the
 //    function's DMA (tlm/function_dma.h: its own Requester ID, on its PF's requester for a VF);
-//    transmit queues put frames on the wire without their virtio_net_hdr_v1; each used-ring
+//    transmit queues put frames on the wire without their virtio_net_hdr_v1, after the
+//    checksum and TCP segmentation offloads the header asks for (net/offload.h); each used-ring
 //    update raises the queue's MSI-X vector (the function's table) unless the driver
 //    suppressed it;
 //  - the receive side: frames from the wire steered to a queue's bounded FIFO and placed in its
@@ -45,7 +46,7 @@ namespace dpusim::vnet {
 // The datapath's per-frame events, in category "vq" (tlm/log_filter.h): not in the summary.
 namespace datapath_event {
 extern const pcie::EventCategory vq;
-extern const pcie::EventKind doorbell, vq_frame, vq_used, vq_interrupt, rx_drop, tx_drop;
+extern const pcie::EventKind doorbell, vq_frame, vq_used, vq_interrupt, rx_drop, tx_drop, tx_gso;
 }  // namespace datapath_event
 
 class VnetEngine : private QueueService {
@@ -92,6 +93,7 @@ class VnetEngine : private QueueService {
   void service_done(Vq& vq) override;
   void next_entry(Vq& vq) override;
   void transmit(Vq& vq, const Chain& chain);
+  void send_frame(Vq& vq, std::vector<uint8_t> bytes);
   void take_ctrl(Vq& vq, const Chain& chain);
   void complete_used(Vq& vq, const SplitRing::UsedElem* elems, size_t n) override;
   void device_error(Vq& vq, const std::string& reason) override;
@@ -102,6 +104,7 @@ class VnetEngine : private QueueService {
   pcie::FunctionDma dma_;
   net::NetEnd& port_;
   pcie::Msix* msix_ = nullptr;
+  uint64_t features_ = 0;  // negotiated: which transmit offloads the driver may ask for
   EngineTimer timer_;
   EngineCounters counters_;
   CtrlQueue cvq_;

@@ -41,6 +41,9 @@ struct Vq {
 struct EngineCounters {
   uint64_t tx_frames = 0, rx_frames = 0, rx_fifo_drops = 0, rx_too_big = 0, rx_no_queue = 0, tx_dropped = 0;
   uint64_t kicks = 0, kicks_ignored = 0;
+  // Transmit offloads (net/offload.h): GSO frames taken, the segments made of them, L4
+  // checksums filled, frames dropped for a bad or unnegotiated offload request (also in tx_dropped).
+  uint64_t tx_gso_frames = 0, tx_segments = 0, tx_csum_filled = 0, tx_offload_drops = 0;
 };
 
 class VqLifecycle {

@@ -123,8 +123,12 @@ class Executor {
  private:
   std::uint64_t parse_states();
 
-  // Expressions (expr_eval.cpp).
+  // Expressions (expr_eval.cpp). eval_bits returns how many low bits of `out` are the
+  // unbounded value's, kWhole when all of it is (expr_wide.h); eval needs the whole value
+  // and faults without it; store_bits writes a field, which needs only its width's bits.
+  int eval_bits(int node, Value& out);
   void eval(int node, Value& out);
+  void store_bits(int field, const Value& v, int bits);
   std::uint64_t eval_u64(int node);  // a node with small_bits >= 0
   bool eval_bool(int node);
   int eval_header(int node);  // header id, or -1 after a fault

@@ -4,6 +4,7 @@
 #include "bits.h"
 #include "dpusim/p4/limits.h"
 #include "exec.h"
+#include "expr_wide.h"
 
 namespace dpusim::p4 {
 
@@ -53,9 +54,9 @@ void Executor::exec_prim(const Prim& pr) {
         return;
       }
       Value v;
-      eval(pr.b, v);
+      const int bits = eval_bits(pr.b, v);
       int f = lvalue_field(pr.a);
-      if (f >= 0) store_field(f, v);
+      if (f >= 0) store_bits(f, v, bits);
       return;
     }
     case PrimOp::kAssignHeader:
@@ -188,55 +189,40 @@ void Executor::exec_copy_prim(const Prim& pr) {
   }
 }
 
-// The P4-14 arithmetic primitives (add_to_field, add, shift_left...): computed at the carried
-// width, truncated to the destination field on the store.
+// The P4-14 arithmetic primitives (add_to_field, add, shift_left...): bmv2's Data operators
+// on the evaluated operands (expr_wide.h), truncated to the destination field on the store.
 void Executor::exec_arith_prim(const Prim& pr) {
+  ExprOp op;
   switch (pr.op) {
     case PrimOp::kAddToField:
-    case PrimOp::kSubtractFromField: {
-      int f = lvalue_field(pr.a);
-      if (f < 0) return;
-      Value cur, v;
-      load_field(f, cur);
-      eval(pr.b, v);
-      if (pr.op == PrimOp::kAddToField) value_add(cur, cur, v);
-      else value_sub(cur, cur, v);
-      store_field(f, cur);
-      return;
-    }
-    case PrimOp::kAdd:
-    case PrimOp::kSubtract:
-    case PrimOp::kBitAnd:
-    case PrimOp::kBitOr:
-    case PrimOp::kBitXor:
-    case PrimOp::kShiftLeft:
-    case PrimOp::kShiftRight: {
-      Value a, b, r;
-      eval(pr.b, a);
-      eval(pr.c, b);
-      switch (pr.op) {
-        case PrimOp::kAdd: value_add(r, a, b); break;
-        case PrimOp::kSubtract: value_sub(r, a, b); break;
-        case PrimOp::kBitAnd: value_and(r, a, b); break;
-        case PrimOp::kBitOr: value_or(r, a, b); break;
-        case PrimOp::kBitXor: value_xor(r, a, b); break;
-        default: {
-          std::uint64_t n;
-          if (!b.fits_u64(&n) || n >= static_cast<std::uint64_t>(kValueBits)) {
-            fault("a shift past the carried width of 576 bits");
-            return;
-          }
-          if (pr.op == PrimOp::kShiftLeft) value_shl(r, a, static_cast<unsigned>(n));
-          else value_shr(r, a, static_cast<unsigned>(n));
-        }
-      }
-      int f = lvalue_field(pr.a);
-      if (f >= 0) store_field(f, r);
-      return;
-    }
-    default:
-      return;
+    case PrimOp::kAdd: op = ExprOp::kAdd; break;
+    case PrimOp::kSubtractFromField:
+    case PrimOp::kSubtract: op = ExprOp::kSub; break;
+    case PrimOp::kBitAnd: op = ExprOp::kBitAnd; break;
+    case PrimOp::kBitOr: op = ExprOp::kBitOr; break;
+    case PrimOp::kBitXor: op = ExprOp::kBitXor; break;
+    case PrimOp::kShiftLeft: op = ExprOp::kShl; break;
+    case PrimOp::kShiftRight: op = ExprOp::kShr; break;
+    default: return;
   }
+  Value a, b, r;
+  int ka, kb, f;
+  if (pr.op == PrimOp::kAddToField || pr.op == PrimOp::kSubtractFromField) {
+    f = lvalue_field(pr.a);
+    if (f < 0) return;
+    load_field(f, a);
+    ka = kWhole;
+    kb = eval_bits(pr.b, b);
+  } else {
+    ka = eval_bits(pr.b, a);
+    kb = eval_bits(pr.c, b);
+    f = lvalue_field(pr.a);
+    if (f < 0) return;
+  }
+  const char* what = nullptr;
+  const int bits = wide_binary(op, r, a, ka, b, kb, &what);
+  if (what != nullptr) fault(what);
+  else store_bits(f, r, bits);
 }
 
 // Primitives that change which headers are valid: add_header, remove_header, push and pop.

@@ -1,11 +1,14 @@
-// Expression evaluation with bmv2's semantics: values wide (see value.h), truncated only
-// when written to a field. A fault (division by zero, a shift past the carried width, a
-// stack index out of range) marks the frame, which the policy layer drops and counts:
-// bmv2 would crash or throw on most of these, and a device must not.
+// Expression evaluation with bmv2's semantics: values unbounded as far as 576 bits carry
+// them (expr_wide.h), truncated only when written to a field. A fault (division by zero, a
+// stack index out of range, a comparison of a value past the carried bits) marks the frame,
+// which the policy layer drops and counts: bmv2 would crash or throw on most of these, and
+// a device must not.
+#include <algorithm>
 #include <cstring>
 
 #include "bits.h"
 #include "exec.h"
+#include "expr_wide.h"
 
 namespace dpusim::p4 {
 
@@ -49,18 +52,15 @@ void Executor::store_field(int field, const Value& v) {
   if (field == p_.f_egress_spec) st.egress_spec_written = true;
 }
 
-
-namespace {
-
-// A shift amount the carried width can represent; anything else is a fault.
-bool shift_amount(const Value& r, unsigned* n) {
-  std::uint64_t x;
-  if (!r.fits_u64(&x) || x >= static_cast<std::uint64_t>(kValueBits)) return false;
-  *n = static_cast<unsigned>(x);
-  return true;
+void Executor::store_bits(int field, const Value& v, int bits) {
+  const FieldInfo& f = p_.fields[static_cast<std::size_t>(field)];
+  // A saturating field clamps, which needs the whole value; any other keeps its width's bits.
+  if (bits != kWhole && (bits < f.width || f.saturating)) {
+    fault(kNotWhole);
+    return;
+  }
+  store_field(field, v);
 }
-
-}  // namespace
 
 std::uint64_t Executor::eval_u64(int node) {
   // Only nodes whose small_bits the loader bounded: never negative, below 2^63, so 64-bit
@@ -79,11 +79,7 @@ std::uint64_t Executor::eval_u64(int node) {
     case ExprOp::kBitXor: return eval_u64(n.a) ^ eval_u64(n.b);
     case ExprOp::kShr: {
       std::uint64_t v = eval_u64(n.a), k = eval_u64(n.b);
-      if (k >= static_cast<std::uint64_t>(kValueBits)) {
-        fault("a shift past the carried width of 576 bits");
-        return 0;
-      }
-      return k >= 64 ? 0 : v >> k;
+      return k >= 64 ? 0 : v >> k;  // v is never negative: any longer shift gives 0
     }
     case ExprOp::kTernary: return eval_bool(n.c) ? eval_u64(n.a) : eval_u64(n.b);
     default: {
@@ -95,121 +91,105 @@ std::uint64_t Executor::eval_u64(int node) {
 }
 
 void Executor::eval(int node, Value& out) {
+  if (eval_bits(node, out) != kWhole) fault(kNotWhole);
+}
+
+int Executor::eval_bits(int node, Value& out) {
   const ExprNode& n = p_.exprs[node];
   switch (n.op) {
-    case ExprOp::kField: load_field(n.a, out); return;
-    case ExprOp::kValidField: out = Value::of(st.valid[n.a]); return;
-    case ExprOp::kConst: out = p_.consts[n.a]; return;
+    case ExprOp::kField: load_field(n.a, out); return kWhole;
+    case ExprOp::kValidField: out = Value::of(st.valid[n.a]); return kWhole;
+    case ExprOp::kConst: out = p_.consts[n.a]; return kWhole;
     case ExprOp::kLocal: {
       out.clear();
       for (int i = 0; i < n.c; ++i) out.w[i] = st.action_data[n.b + i];
-      return;
+      return kWhole;
+    }
+    case ExprOp::kTernary: return eval_bool(n.c) ? eval_bits(n.a, out) : eval_bits(n.b, out);
+    case ExprOp::kBitNeg: {
+      Value a;
+      int bits = eval_bits(n.a, a);
+      value_not(out, a);  // -a-1: whole when a is
+      return bits;
+    }
+    case ExprOp::kTwoCompMod: {
+      // The low `width` bits read as a signed number: nothing above them matters.
+      Value a;
+      if (eval_bits(n.a, a) < n.b) {
+        out.clear();
+        fault(kNotWhole);
+        return kWhole;
+      }
+      value_two_comp_mod(out, a, n.b);
+      return kWhole;
     }
     case ExprOp::kStackLastField: {
       std::uint32_t next = st.stack_next[n.a];
+      out.clear();
       if (next == 0) {
-        out.clear();
         fault("read of the last element of an empty header stack");
-        return;
+        return kWhole;
       }
       int h = p_.stacks[n.a].headers[next - 1];
       load_field(p_.headers[h].first_field + n.b, out);
-      return;
+      return kWhole;
     }
     case ExprOp::kUnionStackLastField: {
       std::uint32_t next = st.union_stack_next[n.a];
+      out.clear();
       if (next == 0) {
-        out.clear();
         fault("read of the last element of an empty header union stack");
-        return;
+        return kWhole;
       }
       int h = p_.unions[p_.union_stacks[n.a].unions[next - 1]].headers[n.b];
       load_field(p_.headers[h].first_field + n.c, out);
-      return;
+      return kWhole;
     }
     case ExprOp::kLookahead: {
       std::size_t start = st.cursor * 8 + static_cast<std::size_t>(n.a);
       out.clear();
       if (start + static_cast<std::size_t>(n.b) > st.pkt_len * 8) {
         st.parse_error_pending = true;  // PacketTooShort, as bmv2's lookahead raises
-        return;
+        return kWhole;
       }
       wire_to_limbs(st.pkt, start, n.b, out.w);
-      return;
+      return kWhole;
     }
     case ExprOp::kAccessField: {
       int h = eval_header(n.a);
-      if (h < 0) {
-        out.clear();
-        return;
-      }
-      load_field(p_.headers[h].first_field + n.b, out);
-      return;
+      if (h < 0) out.clear();
+      else load_field(p_.headers[h].first_field + n.b, out);
+      return kWhole;
     }
-    case ExprOp::kB2D: out = Value::of(eval_bool(n.a) ? 1 : 0); return;
-    case ExprOp::kSizeStack: out = Value::of(st.stack_next[p_.exprs[n.a].a]); return;
+    case ExprOp::kB2D: out = Value::of(eval_bool(n.a) ? 1 : 0); return kWhole;
+    case ExprOp::kSizeStack: out = Value::of(st.stack_next[p_.exprs[n.a].a]); return kWhole;
     case ExprOp::kLastStackIndex:
       // bmv2 computes count - 1, which is -1 for an empty stack.
       value_sub(out, Value::of(st.stack_next[p_.exprs[n.a].a]), Value::of(1));
-      return;
-    case ExprOp::kTernary:
-      if (eval_bool(n.c))
-        eval(n.a, out);
-      else
-        eval(n.b, out);
-      return;
-    case ExprOp::kBitNeg: {
-      Value a;
-      eval(n.a, a);
-      value_not(out, a);
-      return;
-    }
+      return kWhole;
     case ExprOp::kUsatCast:
-    case ExprOp::kSatCast:
-    case ExprOp::kTwoCompMod: {
+    case ExprOp::kSatCast: {
+      // A clamp compares the whole value with the range.
       Value a;
       eval(n.a, a);
       if (n.op == ExprOp::kUsatCast) value_usat_cast(out, a, n.b);
-      else if (n.op == ExprOp::kSatCast) value_sat_cast(out, a, n.b);
-      else value_two_comp_mod(out, a, n.b);
-      return;
+      else value_sat_cast(out, a, n.b);
+      return kWhole;
     }
     default: break;
   }
   // Binary data operators.
   Value a, b;
-  eval(n.a, a);
-  eval(n.b, b);
-  switch (n.op) {
-    case ExprOp::kAdd: value_add(out, a, b); return;
-    case ExprOp::kSub: value_sub(out, a, b); return;
-    case ExprOp::kMul: value_mul(out, a, b); return;
-    case ExprOp::kDiv:
-      if (!value_div(out, a, b)) fault("division by zero");
-      return;
-    case ExprOp::kMod:
-      if (!value_mod(out, a, b)) fault("division by zero");
-      return;
-    case ExprOp::kShl:
-    case ExprOp::kShr: {
-      unsigned amount;
-      if (!shift_amount(b, &amount)) {
-        out.clear();
-        fault("a shift past the carried width of 576 bits");
-        return;
-      }
-      if (n.op == ExprOp::kShl) value_shl(out, a, amount);
-      else value_shr(out, a, amount);
-      return;
-    }
-    case ExprOp::kBitAnd: value_and(out, a, b); return;
-    case ExprOp::kBitOr: value_or(out, a, b); return;
-    case ExprOp::kBitXor: value_xor(out, a, b); return;
-    default:
-      out.clear();
-      fault("internal: an expression node of the wrong kind");
-      return;
+  const int ka = eval_bits(n.a, a);
+  const int kb = eval_bits(n.b, b);
+  const char* what = nullptr;
+  const int bits = wide_binary(n.op, out, a, ka, b, kb, &what);
+  if (what != nullptr) {
+    out.clear();
+    fault(what);
+    return kWhole;
   }
+  return bits;
 }
 
 bool Executor::headers_equal(int a, int b) const {
@@ -221,6 +201,19 @@ bool Executor::headers_equal(int a, int b) const {
   return std::memcmp(&st.phv[static_cast<std::size_t>(ha.limb)], &st.phv[static_cast<std::size_t>(hb.limb)],
                      static_cast<std::size_t>(ha.nlimbs) * 8) == 0;
 }
+
+namespace {
+
+// Whether the low `bits` bits (at most kValueBits) of a and b differ.
+bool differs_below(const Value& a, const Value& b, int bits) {
+  for (int i = 0; i < kValueLimbs && bits > 0; ++i, bits -= 64) {
+    const std::uint64_t x = a.w[i] ^ b.w[i];
+    if ((bits >= 64 ? x : x & ((1ull << bits) - 1)) != 0) return true;
+  }
+  return false;
+}
+
+}  // namespace
 
 bool Executor::eval_bool(int node) {
   const ExprNode& n = p_.exprs[node];
@@ -262,8 +255,10 @@ bool Executor::eval_bool(int node) {
       return n.op == ExprOp::kEqUnion ? eq : !eq;
     }
     case ExprOp::kD2B: {
+      // Non-zero known bits settle it without the rest.
       Value v;
-      eval(n.a, v);
+      const int bits = eval_bits(n.a, v);
+      if (bits != kWhole && !differs_below(v, Value::zero(), bits)) fault(kNotWhole);
       return !v.is_zero();
     }
     case ExprOp::kTernary: return eval_bool(n.c) ? eval_bool(n.a) : eval_bool(n.b);
@@ -282,11 +277,17 @@ bool Executor::eval_bool(int node) {
     }
   }
   Value a, b;
+  if (n.op == ExprOp::kEq || n.op == ExprOp::kNe) {
+    // Known low bits that differ settle an equality without the rest.
+    const int ka = eval_bits(n.a, a);
+    const int bits = std::min(ka, eval_bits(n.b, b));
+    const bool eq = bits == kWhole ? a == b : !differs_below(a, b, bits);
+    if (bits != kWhole && eq) fault(kNotWhole);
+    return n.op == ExprOp::kEq ? eq : !eq;
+  }
   eval(n.a, a);
   eval(n.b, b);
   switch (n.op) {
-    case ExprOp::kEq: return a == b;
-    case ExprOp::kNe: return a != b;
     case ExprOp::kLt: return compare(a, b) < 0;
     case ExprOp::kLe: return compare(a, b) <= 0;
     case ExprOp::kGt: return compare(a, b) > 0;

@@ -344,7 +344,11 @@ int expression(ExprCompiler& ex, const Json& val, const Scope& scope, const std:
   const OpCall c{ex, val, scope, op, where};
   for (const auto& b : kBinaryData)
     if (op == b.name) {
-      int l = c.operand("left", ExprKind::kData);
+      // Unary minus and plus: bmv2's build_expression (P4Objects.cpp) takes a missing left
+      // operand of "-" or "+" as the constant 0.
+      const Json* left = jf::find(val, "left");
+      const bool unary = (b.op == ExprOp::kSub || b.op == ExprOp::kAdd) && (left == nullptr || left->is_null());
+      int l = unary ? ex.add_const(Value::zero()) : c.operand("left", ExprKind::kData);
       return ex.add_node(b.op, ExprKind::kData, l, c.operand("right", ExprKind::kData));
     }
   for (const auto& b : kCompare)

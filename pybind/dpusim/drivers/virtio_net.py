@@ -328,14 +328,21 @@ class VirtioNet(CppDatapath):
             await vq.kick()
         self.log("open", queue_pairs=self.curr_queue_pairs)
 
-    async def send(self, frame, qp=0):
-        """start_xmit on queue pair `qp`: a zeroed virtio_net_hdr_v1 and the frame, chained."""
+    async def send(self, frame, qp=0, hdr=None):
+        """start_xmit on queue pair `qp`: a virtio_net_hdr_v1 (zeroed, or the 12 bytes `hdr`: a
+        checksum or segmentation request) and the frame, chained."""
+        if hdr is not None and len(hdr) != VIRTIO_NET_HDR_V1_SIZE:
+            raise ValueError(f"hdr is {len(hdr)} bytes, not the {VIRTIO_NET_HDR_V1_SIZE} of a virtio_net_hdr_v1")
         if self.fast is not None:
+            if hdr is not None:
+                raise ValueError("hdr: the C++ datapath sends zeroed headers only")
             return await self.send_many([frame], qp)
         self.reclaim_tx(qp)
         vq = self.vqs[2 * qp + 1]
         h = self.sim.host
         buf = h.alloc(VIRTIO_NET_HDR_V1_SIZE + len(frame), 64)
+        if hdr is not None:
+            h.write(buf, bytes(hdr))
         h.write(buf + VIRTIO_NET_HDR_V1_SIZE, bytes(frame))
         vq.add([(buf, VIRTIO_NET_HDR_V1_SIZE), (buf + VIRTIO_NET_HDR_V1_SIZE, len(frame))], [], token=buf)
         await vq.kick()

@@ -118,6 +118,7 @@ class LinuxDeviceTest : public ::testing::Test {
     spec.msix_entries = msix_entries;
     spec.msix_cap = msix_cap;
     spec.held_writes = {0x4000003000ull};
+    spec.ids = ids;
     uml::LinuxDeviceHost host;
     host.config_read = [this](uint16_t bdf, uint16_t off, unsigned size, uml::LinuxDeviceHost::Done done) {
       log.push_back("cfgrd " + std::to_string(bdf) + " " + std::to_string(off) + " " + std::to_string(size));
@@ -186,6 +187,7 @@ class LinuxDeviceTest : public ::testing::Test {
   unsigned msix_entries = 4;  // the function's MSI-X table, its capability at 0x60
   uint16_t msix_cap = 0x60;
   uint32_t cfg_dword = 0xf4;  // what every config dword of the function reads
+  uint32_t ids = 0;           // a VF's Vendor ID | Device ID << 16 (0: a PF)
   std::unique_ptr<uml::LinuxDevice> dev;
   std::vector<std::string> log;
   std::vector<std::function<void()>> pending;
@@ -273,4 +275,26 @@ TEST_F(LinuxDeviceTest, ATableOf64EntriesOrFewerIsShownAsItIs) {
   cfg_dword = 0x00037011;  // Table Size 3: the fixture's 4 entries, shown as they are
   command(pcidev(uml::VIRTIO_PCIDEV_OP_CFG_READ, 0, 4, 0x60));
   EXPECT_EQ(result(), 0x00037011u);
+}
+
+// An SR-IOV VF: its Vendor and Device ID read FFFFh from the function (PCIe r6.0 §9.3.4.1.1),
+// so the kernel is shown the PF's (spec.ids); every other register is the function's.
+class LinuxDeviceVfTest : public LinuxDeviceTest {
+ protected:
+  LinuxDeviceVfTest() {
+    ids = 0x10411af4;
+    cfg_dword = 0xffffffff;
+  }
+};
+
+TEST_F(LinuxDeviceVfTest, TheKernelSeesTheVendorAndDeviceIdOfThePf) {
+  command(pcidev(uml::VIRTIO_PCIDEV_OP_CFG_READ, 0, 4, 0));
+  EXPECT_EQ(result(), 0x10411af4u);
+  command(pcidev(uml::VIRTIO_PCIDEV_OP_CFG_READ, 0, 2, 2));
+  EXPECT_EQ(result() & 0xffff, 0x1041u);
+  command(pcidev(uml::VIRTIO_PCIDEV_OP_CFG_READ, 0, 1, 1));
+  EXPECT_EQ(result() & 0xff, 0x1au);
+  command(pcidev(uml::VIRTIO_PCIDEV_OP_CFG_READ, 0, 4, 4));  // Command/Status: the function's
+  EXPECT_EQ(result(), 0xffffffffu);
+  EXPECT_EQ(log.back(), "cfgrd 512 4 4");
 }

@@ -4,7 +4,8 @@
 // host_* and uplink_* count frames in and out of the device's two ports; to_guest, to_net,
 // to_upstream and egress_errors are the attachment's (where a forwarded frame went, and
 // frames that had nowhere to go). faults counts frames dropped by a runtime fault
-// (division by zero, a shift past the carried width, a stack index out of range).
+// (division by zero, a value past the carried width where its lost bits decide, a stack
+// index out of range).
 #pragma once
 
 #include <cstdint>

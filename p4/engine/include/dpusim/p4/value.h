@@ -5,9 +5,9 @@
 // integer: fields are at most 512 bits (P4_MAX_FIELD_BITS), and the 64 bits of headroom keep
 // the sign of a difference such as `ttl - 1` (which p4c feeds to usat_cast for a saturating
 // subtraction), so comparisons and saturating casts of intermediate values agree with
-// bmv2's. A result that needs more than 576 bits (a product of two 512-bit values, a shift
-// past the carried width) is where the engine and bmv2 can differ; the shift case is a
-// runtime fault (the frame is dropped and counted), see expr_eval.cpp.
+// bmv2's. A result that needs more than 576 bits (a product of two 512-bit values, a left
+// shift past the carried width) keeps its low 576 bits, which are exact; the evaluator
+// tracks how many of them are known and faults where the lost ones decide (expr_wide.h).
 #pragma once
 
 #include <cstddef>
@@ -87,7 +87,7 @@ void value_or(Value& r, const Value& a, const Value& b);
 void value_xor(Value& r, const Value& a, const Value& b);
 void value_not(Value& r, const Value& a);
 void value_neg(Value& r, const Value& a);
-// Shifts by `n` bits; n must be < kValueBits (callers fault on anything wider).
+// Shifts by `n` bits; n must be < kValueBits (callers handle wider shifts).
 void value_shl(Value& r, const Value& a, unsigned n);
 // Arithmetic: a negative value stays negative, as floor division by 2^n does.
 void value_shr(Value& r, const Value& a, unsigned n);
