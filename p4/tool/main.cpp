@@ -11,15 +11,21 @@
 //   bench [--frames N] [--seed S]         throughput and lookup-cost figures
 //   bench --end-to-end [--corpus DIR]     p4 switch timed as a user runs it (bench_e2e.cpp)
 //
+// `run --fp8-impl rtl` is handed to dpusim-p4-rtl, the same tool with the verilated fp8 unit
+// (CMakeLists.txt: this one links no SystemC, whose start-up costs every process).
+//
 // Exit status: 0 success, 1 the program (or an update, or a test) was refused or failed,
 // 2 usage or I/O error. Never a signal: every input is validated, none is asserted on.
+#include <malloc.h>
+#include <unistd.h>
+
 #include <algorithm>
+#include <cerrno>
 #include <cstdio>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <iostream>
-#include <sstream>
 #include <string>
 #include <vector>
 
@@ -106,9 +112,19 @@ bool read_text(const std::string& path, std::string* out) {
   if (std::filesystem::is_directory(path, ec)) return false;  // opens, then reads as empty
   std::ifstream in(path, std::ios::binary);
   if (!in) return false;
-  std::ostringstream s;
-  s << in.rdbuf();
-  *out = s.str();
+  // Straight into *out, sized once (a table's commands file can be megabytes); a file that
+  // says no size (a pipe) is read to its end all the same.
+  const std::uintmax_t size = std::filesystem::file_size(path, ec);
+  out->clear();
+  if (!ec && size > 0) {
+    out->resize(static_cast<std::size_t>(size));
+    in.read(out->data(), static_cast<std::streamsize>(size));
+    out->resize(static_cast<std::size_t>(in.gcount()));
+    if (in.bad()) return false;
+    in.clear();
+  }
+  char chunk[4096];
+  while (in.read(chunk, sizeof chunk) || in.gcount() > 0) out->append(chunk, static_cast<std::size_t>(in.gcount()));
   return !in.bad();
 }
 
@@ -124,10 +140,40 @@ int refused(const std::string& prog, const LoadError& error) {
   return error.code == LoadCode::kIo ? 2 : 1;
 }
 
+// glibc's malloc gives large blocks their own mapping and returns freed memory at the heap's
+// top to the kernel; each page taken again then costs a page fault (a trap to the hypervisor
+// on a virtual machine). The tool's buffers come and go (a commands file's text, a table's
+// bit vectors, capture chunks): freed memory is kept for the next allocation instead.
+void keep_freed_memory() {
+  mallopt(M_MMAP_THRESHOLD, 64 << 20);
+  mallopt(M_TRIM_THRESHOLD, 64 << 20);
+}
+
+#ifdef DPUSIM_P4_RTL_TOOL
+// `run --fp8-impl rtl` in the tool without SystemC (CMakeLists.txt): the same command line
+// run by the tool with the RTL unit beside this executable. Returns only when it cannot.
+int run_rtl_tool(char** argv) {
+  std::error_code ec;
+  const std::filesystem::path self = std::filesystem::read_symlink("/proc/self/exe", ec);
+  const std::string tool = (self.parent_path() / DPUSIM_P4_RTL_TOOL).string();
+  if (!ec) ::execv(tool.c_str(), argv);
+  std::cerr << "dpusim p4 run: fp8-impl rtl runs in " << (ec ? std::string(DPUSIM_P4_RTL_TOOL) : "'" + tool + "'")
+            << " (the tool with the RTL co-simulation), which cannot be started: " << (ec ? ec.message() : std::strerror(errno))
+            << "\n";
+  return 2;
+}
+#endif
+
 int main(int argc, char** argv) {
+  keep_freed_memory();
   if (argc < 2) return usage();
   std::string cmd = argv[1];
   std::vector<std::string> args(argv + 2, argv + argc);
+#ifdef DPUSIM_P4_RTL_TOOL
+  if (cmd == "run")
+    for (std::size_t i = 0; i + 1 < args.size(); ++i)
+      if (args[i] == "--fp8-impl" && args[i + 1] == "rtl") return run_rtl_tool(argv);
+#endif
   try {
     if (cmd == "check") return cmd_check(args);
     if (cmd == "run") return cmd_run(args);

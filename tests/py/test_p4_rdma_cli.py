@@ -150,6 +150,23 @@ def test_rtl_is_refused_with_the_reason_where_the_build_lacks_it(tmp_path):
                         "(./dpusim setup) and reconfigure with -DDPUSIM_RTL=ON\n")
 
 
+def needed_libraries(path):
+    """The shared libraries an executable names (its ELF DT_NEEDED entries)."""
+    out = subprocess.run(["readelf", "-d", str(path)], capture_output=True, text=True, check=True).stdout
+    return [line.split("[", 1)[1].rstrip("]") for line in out.splitlines() if "(NEEDED)" in line]
+
+
+def test_the_tool_loads_no_systemc_and_its_rtl_sibling_does():
+    """dpusim-p4 links no SystemC (its start-up costs every process, p4/tool/CMakeLists.txt); where
+    the build has the RTL co-simulation, dpusim-p4-rtl runs `run --fp8-impl rtl` with it."""
+    assert not [lib for lib in needed_libraries(TOOL) if "systemc" in lib]
+    sibling = TOOL.parent / "dpusim-p4-rtl"
+    if _dpusim.build_options["DPUSIM_RTL"]:
+        assert [lib for lib in needed_libraries(sibling) if lib.startswith("libsystemc")]
+    else:
+        assert not sibling.exists()
+
+
 @pytest.mark.rtl
 @pytest.mark.parametrize("op, fmt", [(0, 3), (1, 4), (2, 0), (3, 1), (4, 5), (0, 2)])
 def test_the_rtl_unit_gives_the_codecs_bytes_and_decisions_with_its_cycles(tmp_path, op, fmt):

@@ -219,11 +219,12 @@ bool SwitchCli::table_add(const std::vector<std::string>& a, bool indirect, bool
   UpdateError ue;
   std::uint32_t handle = 0;
   if (!engine_.update(u, &ue, &handle)) return engine_error(ue, error);
-  TableUpdate keyonly;
-  keyonly.table = u.table;
-  keyonly.match = u.match;
+  // The update is done with: its key moves into the entry kept for a later modify or delete.
+  TableUpdate& keyonly = entries_[t->name][handle].key;
+  keyonly = TableUpdate();
+  keyonly.table = std::move(u.table);
+  keyonly.match = std::move(u.match);
   keyonly.priority = u.priority;
-  entries_[t->name][handle] = Entry{keyonly};
   return true;
 }
 

@@ -242,14 +242,14 @@ bool PcapWriter::flush(std::string* error) {
 bool PcapWriter::write(std::uint64_t ts_ns, const std::uint8_t* data, std::size_t size, std::string* error) {
   if (buffer_.size() + kRecordHeaderBytes + size > PcapReader::kChunkBytes && !flush(error)) return false;
   std::uint64_t sec = ts_ns / 1000000000ull, ns = ts_ns % 1000000000ull;
-  std::size_t at = buffer_.size();
-  buffer_.resize(at + kRecordHeaderBytes + size);
-  std::uint8_t* h = buffer_.data() + at;
+  std::uint8_t h[kRecordHeaderBytes];
   put32(h + kOffTsSec, static_cast<std::uint32_t>(sec));
   put32(h + kOffTsFrac, static_cast<std::uint32_t>(nanosecond_ ? ns : ns / 1000));
   put32(h + kOffInclLen, static_cast<std::uint32_t>(size));
   put32(h + kOffOrigLen, static_cast<std::uint32_t>(size));
-  if (size) std::memcpy(h + kRecordHeaderBytes, data, size);
+  // Appended, not resized then copied over: the frame's bytes are written once.
+  buffer_.insert(buffer_.end(), h, h + kRecordHeaderBytes);
+  if (size) buffer_.insert(buffer_.end(), data, data + size);
   return true;
 }
 

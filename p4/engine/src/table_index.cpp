@@ -199,15 +199,28 @@ TernaryIndex::Group* TernaryIndex::group_for(const std::uint8_t* mask) const {
 }
 
 void TernaryIndex::reorder() {
-  // By the best entry each mask holds: the highest priority, then the lowest handle.
+  // By the best entry each mask holds: the highest priority, then the lowest handle. A
+  // bucket's chain runs best first, so its head is its best.
+  order_dirty_ = false;
+  for (const auto& g : groups_) {
+    if (!g->rescan) continue;
+    g->rescan = false;
+    int best = -1;
+    g->heads->hash.for_each([&](const std::uint8_t*, const std::uint64_t* m) {
+      const int head = meta_action(*m);
+      if (best < 0 || better(head, best)) best = head;
+    });
+    g->max_priority = store_->rank(best);
+    g->first_handle = store_->seq[static_cast<std::size_t>(best)];
+  }
   std::stable_sort(groups_.begin(), groups_.end(), [](const std::unique_ptr<Group>& a, const std::unique_ptr<Group>& b) {
     if (a->max_priority != b->max_priority) return a->max_priority > b->max_priority;
     return a->first_handle < b->first_handle;
   });
-  bits_dirty_ = true;
 }
 
 int TernaryIndex::lookup(const std::uint8_t* key, std::uint8_t* scratch) {
+  if (order_dirty_) reorder();
   if (bits_dirty_) rebuild_bits();
   if (use_bits_) return lookup_bits(key);
   const int kb = store_->key_bytes;
@@ -231,6 +244,7 @@ void TernaryIndex::rebuild_bits() {
   const int kb = store_->key_bytes;
   use_bits_ = store_->count <= kBitVectorMaxEntries && kb <= kBitVectorMaxKeyBytes && groups_.size() >= kBitVectorMinMasks;
   rows_.clear();
+  summary_.clear();
   order_.clear();
   if (!use_bits_) return;
   for (std::size_t slot = 0; slot < store_->slots(); ++slot)
@@ -241,18 +255,37 @@ void TernaryIndex::rebuild_bits() {
   for (std::size_t i = 0; i < order_.size(); ++i) {
     const std::uint8_t* k = store_->key(order_[i]);
     const std::uint8_t* m = store_->mask(order_[i]);
-    for (int b = 0; b < kb; ++b)
-      for (int v = 0; v < 256; ++v)
-        if ((v & m[b]) == k[b]) rows_[(static_cast<std::size_t>(b) * 256 + static_cast<std::size_t>(v)) * words_ + i / 64] |= 1ull << (i % 64);
+    for (int b = 0; b < kb; ++b) {
+      // The byte values v with v & mask == key: the key with each subset of the bits the
+      // mask leaves free (none where the key has a bit the mask clears).
+      if (k[b] & ~m[b]) continue;
+      const unsigned free_bits = ~m[b] & 0xffu;
+      unsigned sub = 0;
+      do {
+        rows_[(static_cast<std::size_t>(b) * 256 + (k[b] | sub)) * words_ + i / 64] |= 1ull << (i % 64);
+        sub = (sub - free_bits) & free_bits;
+      } while (sub != 0);
+    }
   }
+  summary_.assign(static_cast<std::size_t>(kb) * 256, 0);
+  for (std::size_t r = 0; r < summary_.size(); ++r)
+    for (std::size_t w = 0; w < words_; ++w)
+      if (rows_[r * words_ + w] != 0) summary_[r] |= 1ull << w;
 }
 
 int TernaryIndex::lookup_bits(const std::uint8_t* key) {
   const int kb = store_->key_bytes;
   const std::uint64_t* row[kBitVectorMaxKeyBytes];
-  for (int b = 0; b < kb; ++b) row[b] = &rows_[(static_cast<std::size_t>(b) * 256 + key[b]) * words_];
+  // The words every byte's row has a bit in: only those can hold a match.
+  std::uint64_t candidates = ~0ull;
+  for (int b = 0; b < kb; ++b) {
+    const std::size_t r = static_cast<std::size_t>(b) * 256 + key[b];
+    candidates &= summary_[r];
+    row[b] = &rows_[r * words_];
+  }
   // Word by word: the first word with a bit left holds the winner.
-  for (std::size_t w = 0; w < words_; ++w) {
+  for (; candidates != 0; candidates &= candidates - 1) {
+    const auto w = static_cast<std::size_t>(__builtin_ctzll(candidates));
     std::uint64_t acc = ~0ull;
     for (int b = 0; b < kb && acc != 0; ++b) acc &= row[b][w];
     if (acc != 0) return order_[w * 64 + static_cast<std::size_t>(__builtin_ctzll(acc))];
@@ -291,10 +324,13 @@ void TernaryIndex::insert(int slot) {
     next[static_cast<std::size_t>(slot)] = next[static_cast<std::size_t>(prev)];
     next[static_cast<std::size_t>(prev)] = slot;
   }
-  g->priorities[store_->rank(slot)].insert(store_->seq[static_cast<std::size_t>(slot)]);
-  g->max_priority = g->priorities.rbegin()->first;
-  g->first_handle = *g->priorities.rbegin()->second.begin();
-  reorder();
+  const std::int32_t rank = store_->rank(slot);
+  const std::uint64_t handle = store_->seq[static_cast<std::size_t>(slot)];
+  if (g->entries++ == 0 || rank > g->max_priority || (rank == g->max_priority && handle < g->first_handle)) {
+    g->max_priority = rank;
+    g->first_handle = handle;
+  }
+  changed();
 }
 
 void TernaryIndex::erase(int slot) {
@@ -313,18 +349,11 @@ void TernaryIndex::erase(int slot) {
       }
   }
   next[static_cast<std::size_t>(slot)] = -1;
-  auto it = g->priorities.find(store_->rank(slot));
-  if (it != g->priorities.end()) {
-    it->second.erase(store_->seq[static_cast<std::size_t>(slot)]);
-    if (it->second.empty()) g->priorities.erase(it);
-  }
-  if (g->priorities.empty()) {
+  if (--g->entries == 0)
     groups_.erase(std::find_if(groups_.begin(), groups_.end(), [g](const std::unique_ptr<Group>& x) { return x.get() == g; }));
-  } else {
-    g->max_priority = g->priorities.rbegin()->first;
-    g->first_handle = *g->priorities.rbegin()->second.begin();
-  }
-  reorder();
+  else if (store_->rank(slot) == g->max_priority && store_->seq[static_cast<std::size_t>(slot)] == g->first_handle)
+    g->rescan = true;
+  changed();
 }
 
 }  // namespace dpusim::p4

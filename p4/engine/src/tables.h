@@ -19,7 +19,6 @@
 #include <cstring>
 #include <map>
 #include <memory>
-#include <set>
 #include <vector>
 
 namespace dpusim::p4 {
@@ -199,12 +198,16 @@ class LpmTable {
 //  - bit vectors (Lakshman and Stiliadis, SIGCOMM 1998) for tables of at most
 //    kBitVectorMaxEntries entries and many masks: per key byte and byte value, the set of
 //    entries that byte value matches, entries numbered in rank order, so that the first bit
-//    of the sets' intersection is the winner. Rebuilt on the first lookup after a change.
+//    of the sets' intersection is the winner; a one-word summary per set (which of its 64-bit
+//    words are not empty) skips the words that cannot hold it.
+// Both are brought up to date by the first lookup after a change, so that a commands file's
+// thousands of inserts cost one sort and one bit-vector build, not one each.
 class TernaryIndex {
  public:
-  static constexpr std::size_t kBitVectorMaxEntries = 4096;
+  static constexpr std::size_t kBitVectorMaxEntries = 4096;  // 64 words: the summary is one word
   static constexpr int kBitVectorMaxKeyBytes = 16;
   static constexpr std::size_t kBitVectorMinMasks = 16;
+  static_assert(kBitVectorMaxEntries <= 64 * 64, "a bit-vector summary is one 64-bit word");
 
   explicit TernaryIndex(EntryStore* store) : store_(store) {}
   // The matching slot of highest priority (the lowest handle among equals), or -1.
@@ -227,20 +230,28 @@ class TernaryIndex {
   struct Group {
     std::vector<std::uint8_t> mask;
     std::unique_ptr<Heads> heads;
-    std::map<std::int32_t, std::set<std::uint64_t>> priorities;  // priority -> its entries' handles
+    std::size_t entries = 0;
+    // Its best entry: kept by insert; after the delete of that entry, found again by reorder()
+    // among its buckets' heads (rescan).
     std::int32_t max_priority = 0;
     std::uint64_t first_handle = 0;  // the lowest handle at max_priority
+    bool rescan = false;
   };
   Group* group_for(const std::uint8_t* mask) const;
+  void changed() { order_dirty_ = bits_dirty_ = true; }
   void reorder();
   bool better(int a, int b) const;  // a beats b
   int lookup_bits(const std::uint8_t* key);
   void rebuild_bits();
-  // Bit vectors: rows_[(byte * 256 + value) * words_ + w], bit i = order_[i] matches.
+  // Bit vectors: rows_[(byte * 256 + value) * words_ + w], bit i = order_[i] matches;
+  // summary_[byte * 256 + value], bit w = that row's word w is not zero (words_ <= 64), so
+  // that a lookup ANDs only the words every byte's row has a bit in.
+  bool order_dirty_ = false;  // groups_ needs reorder()
   bool bits_dirty_ = true;
   bool use_bits_ = false;
   std::size_t words_ = 0;
   std::vector<std::uint64_t> rows_;
+  std::vector<std::uint64_t> summary_;
   std::vector<std::int32_t> order_;
   EntryStore* store_;
   std::vector<std::unique_ptr<Group>> groups_;  // by max_priority, highest first

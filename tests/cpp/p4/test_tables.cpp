@@ -188,5 +188,64 @@ TEST(TernaryIndex, HighestPriorityWinsAndEarliestInsertAmongEquals) {
   check(2000);
 }
 
+// A commands file's shape: thousands of inserts over many masks (the bit-vector search) before
+// the first lookup, which brings the mask order and the bit vectors up to date once; then
+// deletes and inserts between lookups, each followed by the next lookup's rebuild.
+TEST(TernaryIndex, ABulkLoadOverManyMasksThenDeletesAndInsertsMatchesBruteForce) {
+  std::mt19937_64 rng(23);
+  const int kb = 6;
+  EntryStore store;
+  store.init(kb, 0);
+  TernaryIndex idx(&store);
+  std::vector<Key> masks;
+  for (int i = 0; i < 40; ++i) masks.push_back(random_key(rng, kb));
+  std::vector<Rule> live;
+  std::uint64_t order = 0;
+  auto add = [&] {
+    const Key& mask = masks[rng() % masks.size()];
+    Key value = random_key(rng, kb);
+    for (int b = 0; b < kb; ++b) value[b] &= static_cast<std::uint8_t>(mask[b] & 0x11);
+    Rule r{value, mask, static_cast<std::int32_t>(1 + rng() % 3), 0, -1};
+    if (idx.find(r.value.data(), r.mask.data(), r.priority) >= 0) return;
+    r.slot = store.add(r.value.data(), make_meta(0, r.priority), nullptr);
+    std::copy(r.mask.begin(), r.mask.end(), store.mask_mut(r.slot));
+    idx.insert(r.slot);
+    r.order = order++;
+    live.push_back(r);
+  };
+  std::vector<std::uint8_t> scratch(kb);
+  int hits = 0;
+  auto check = [&](int n) {
+    for (int i = 0; i < n; ++i) {
+      Key k = random_key(rng, kb);
+      for (auto& b : k) b &= 0x33;
+      const Rule* best = nullptr;
+      for (const Rule& r : live) {
+        bool hit = true;
+        for (int b = 0; b < kb; ++b) hit = hit && (k[b] & r.mask[b]) == r.value[b];
+        if (hit && (!best || r.priority > best->priority || (r.priority == best->priority && r.order < best->order))) best = &r;
+      }
+      hits += best != nullptr;
+      ASSERT_EQ(idx.lookup(k.data(), scratch.data()), best ? best->slot : -1);
+    }
+  };
+  for (int i = 0; i < 3000; ++i) add();
+  ASSERT_GT(live.size(), 2000u);
+  check(3000);
+  for (int step = 0; step < 600; ++step) {
+    if (rng() % 2) {
+      add();
+    } else {
+      std::size_t i = rng() % live.size();
+      idx.erase(live[i].slot);
+      store.release(live[i].slot);
+      live.erase(live.begin() + static_cast<std::ptrdiff_t>(i));
+    }
+    if (step % 20 == 0) check(30);
+  }
+  check(3000);
+  EXPECT_GT(hits, 1000);  // the keys hit entries, not only the miss
+}
+
 }  // namespace
 }  // namespace dpusim::p4::test
