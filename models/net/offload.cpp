@@ -5,6 +5,7 @@
 #include <cstdio>
 
 #include "net/frame.h"
+#include "tlm/bytes.h"
 
 namespace dpusim::net {
 
@@ -16,16 +17,6 @@ constexpr size_t kIpv4MinHeader = 20, kIpv6Header = 40, kTcpMinHeader = 20, kUdp
 // TCP header flags (RFC 9293 §3.1, RFC 3168 §6.1 for CWR) in byte 13.
 constexpr uint8_t kTcpFin = 0x01, kTcpPsh = 0x08, kTcpCwr = 0x80;
 
-uint16_t be16(const std::vector<uint8_t>& b, size_t at) { return uint16_t(b[at] << 8 | b[at + 1]); }
-uint32_t be32(const std::vector<uint8_t>& b, size_t at) { return uint32_t(be16(b, at)) << 16 | be16(b, at + 2); }
-void put16(std::vector<uint8_t>& b, size_t at, uint16_t v) {
-  b[at] = uint8_t(v >> 8);
-  b[at + 1] = uint8_t(v);
-}
-void put32(std::vector<uint8_t>& b, size_t at, uint32_t v) {
-  put16(b, at, uint16_t(v >> 16));
-  put16(b, at + 2, uint16_t(v));
-}
 
 TxOffloadResult dropped(std::string why) {
   TxOffloadResult r;
@@ -54,10 +45,10 @@ const char* gso_name(TxOffload::Gso gso) {
 std::string parse_l4(const std::vector<uint8_t>& f, TxOffload::Gso gso, L4Frame& t) {
   const std::string kind = std::string("gso_type ") + gso_name(gso);
   size_t l3 = kEthHeaderBytes;
-  uint16_t type = be16(f, 12);
+  uint16_t type = bytes::get_be16(&f[12]);
   if (type == kEtherTypeVlan || type == kEtherTypeQinQ) {
     if (f.size() < kEthHeaderBytes + 4) return kind + ": VLAN tag cut short";
-    type = be16(f, 16);
+    type = bytes::get_be16(&f[16]);
     l3 += 4;
   }
   t.l3 = l3;
@@ -71,7 +62,7 @@ std::string parse_l4(const std::vector<uint8_t>& f, TxOffload::Gso gso, L4Frame&
       return kind + ": no IPv4 header at byte " + n(l3);
     t.l3_len = size_t(f[l3] & 0xf) * 4;
     if (f.size() < l3 + t.l3_len) return kind + ": IPv4 header of " + n(t.l3_len) + " bytes cut short";
-    if (be16(f, l3 + 6) & 0x3fff) return kind + ": the IPv4 packet is a fragment";
+    if (bytes::get_be16(&f[l3 + 6]) & 0x3fff) return kind + ": the IPv4 packet is a fragment";
     proto = f[l3 + 9];
   } else {
     if (type != kEtherTypeIpv6) return kind + " on EtherType " + hex16(type) + (t.tcp ? ", not IPv6" : ", not IP");
@@ -107,9 +98,9 @@ void fill_l4_checksum(std::vector<uint8_t>& s, const L4Frame& t) {
     sum += uint32_t(l4_len) >> 16;
   }
   sum += (t.tcp ? kIpProtoTcp : kIpProtoUdp) + (l4_len & 0xffff);
-  put16(s, at, 0);
+  bytes::put_be16(&s[at], 0);
   const uint16_t c = fold_complement(ones_sum(&s[t.l4], l4_len, sum));
-  put16(s, at, c == 0 && !t.tcp ? 0xffff : c);
+  bytes::put_be16(&s[at], c == 0 && !t.tcp ? 0xffff : c);
 }
 
 TxOffloadResult segment(std::vector<uint8_t> f, const TxOffload& o) {
@@ -120,8 +111,8 @@ TxOffloadResult segment(std::vector<uint8_t> f, const TxOffload& o) {
   if (t.tcp && (flags & kTcpCwr) && !o.ecn) return dropped("a GSO frame with TCP CWR set and no ECN bit in gso_type");
   const size_t hdrs = t.l4 + t.l4_len, payload = f.size() - hdrs;
   const size_t count = std::max<size_t>(1, (payload + o.gso_size - 1) / o.gso_size);
-  const uint32_t seq0 = t.tcp ? be32(f, t.l4 + 4) : 0;
-  const uint16_t id0 = t.v4 ? be16(f, t.l3 + 4) : 0;
+  const uint32_t seq0 = t.tcp ? bytes::get_be32(&f[t.l4 + 4]) : 0;
+  const uint16_t id0 = t.v4 ? bytes::get_be16(&f[t.l3 + 4]) : 0;
   TxOffloadResult r;
   r.frames.reserve(count);
   for (size_t i = 0; i < count; ++i) {
@@ -131,21 +122,21 @@ TxOffloadResult segment(std::vector<uint8_t> f, const TxOffload& o) {
     s.insert(s.end(), f.begin(), f.begin() + long(hdrs));
     s.insert(s.end(), f.begin() + long(hdrs + off), f.begin() + long(hdrs + off + len));
     if (t.v4) {
-      put16(s, t.l3 + 2, uint16_t(t.l3_len + t.l4_len + len));
-      put16(s, t.l3 + 4, uint16_t(id0 + i));
-      put16(s, t.l3 + 10, 0);
-      put16(s, t.l3 + 10, fold_complement(ones_sum(&s[t.l3], t.l3_len)));
+      bytes::put_be16(&s[t.l3 + 2], uint16_t(t.l3_len + t.l4_len + len));
+      bytes::put_be16(&s[t.l3 + 4], uint16_t(id0 + i));
+      bytes::put_be16(&s[t.l3 + 10], 0);
+      bytes::put_be16(&s[t.l3 + 10], fold_complement(ones_sum(&s[t.l3], t.l3_len)));
     } else {
-      put16(s, t.l3 + 4, uint16_t(t.l4_len + len));
+      bytes::put_be16(&s[t.l3 + 4], uint16_t(t.l4_len + len));
     }
     if (t.tcp) {
-      put32(s, t.l4 + 4, uint32_t(seq0 + off));
+      bytes::put_be32(&s[t.l4 + 4], uint32_t(seq0 + off));
       uint8_t fl = flags;
       if (i + 1 < count) fl &= uint8_t(~(kTcpFin | kTcpPsh));
       if (i > 0) fl &= uint8_t(~kTcpCwr);
       s[t.l4 + 13] = fl;
     } else {
-      put16(s, t.l4 + 4, uint16_t(kUdpHeader + len));  // each segment its own datagram
+      bytes::put_be16(&s[t.l4 + 4], uint16_t(kUdpHeader + len));  // each segment its own datagram
     }
     fill_l4_checksum(s, t);
     r.frames.push_back(std::move(s));
@@ -187,7 +178,7 @@ TxOffloadResult apply_tx_offload(std::vector<uint8_t> frame, const TxOffload& o)
     // a result of 0 is stored as 0xffff (CSUM_MANGLED_0: UDP's "no checksum" is 0).
     const size_t at = size_t(o.csum_start) + o.csum_offset;
     uint16_t c = fold_complement(ones_sum(&frame[o.csum_start], len - o.csum_start));
-    put16(frame, at, c ? c : 0xffff);
+    bytes::put_be16(&frame[at], c ? c : 0xffff);
     r.checksums = 1;
   }
   r.frames.push_back(std::move(frame));

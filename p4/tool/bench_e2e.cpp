@@ -13,8 +13,6 @@
 // process takes is not the switch's), its wall time and its peak resident set (ru_maxrss).
 #include <sys/resource.h>
 #include <sys/wait.h>
-#include <fcntl.h>
-#include <unistd.h>
 
 #include <chrono>
 #include <cstdio>
@@ -40,23 +38,12 @@ struct ChildRun {
 // Runs this executable with `args` in `dir`, its stdout and stderr into dir/child.log.
 ChildRun run_self(const std::vector<std::string>& args, const std::filesystem::path& dir) {
   ChildRun r;
-  std::vector<std::string> argv_s = {"/proc/self/exe"};
-  argv_s.insert(argv_s.end(), args.begin(), args.end());
-  std::vector<char*> argv;
-  for (std::string& a : argv_s) argv.push_back(a.data());
-  argv.push_back(nullptr);
+  std::vector<std::string> argv = {"/proc/self/exe"};
+  argv.insert(argv.end(), args.begin(), args.end());
   const std::string log = (dir / "child.log").string();
   // The wall clock is read around the child process, a benchmark figure; nothing it simulates reads it.
   auto start = std::chrono::steady_clock::now();
-  pid_t pid = ::fork();
-  if (pid == 0) {
-    int fd = ::open(log.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
-    if (fd < 0 || ::chdir(dir.c_str()) != 0) ::_exit(127);
-    ::dup2(fd, 1);
-    ::dup2(fd, 2);
-    ::execv("/proc/self/exe", argv.data());
-    ::_exit(127);
-  }
+  const pid_t pid = spawn_in(argv, dir, "", log);
   if (pid < 0) return r;
   int status = 0;
   rusage use{};

@@ -28,26 +28,6 @@ std::uint32_t get32(const unsigned char* p, bool swapped) {
   return swapped ? __builtin_bswap32(v) : v;
 }
 
-// Starts `argv` in `dir` with stdin from `in` ("" : /dev/null) and stdout and stderr into `log`.
-pid_t spawn(const std::vector<std::string>& argv_s, const std::filesystem::path& dir, const std::string& in,
-            const std::string& log) {
-  std::vector<std::string> args = argv_s;
-  std::vector<char*> argv;
-  for (std::string& a : args) argv.push_back(a.data());
-  argv.push_back(nullptr);
-  const pid_t pid = ::fork();
-  if (pid != 0) return pid;
-  const int out = ::open(log.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
-  const int input = ::open(in.empty() ? "/dev/null" : in.c_str(), O_RDONLY);
-  if (out < 0 || input < 0 || ::chdir(dir.c_str()) != 0) ::_exit(127);
-  ::dup2(input, 0);
-  ::dup2(out, 1);
-  ::dup2(out, 2);
-  ::setpgid(0, 0);
-  ::execvp(argv[0], argv.data());
-  ::_exit(127);
-}
-
 std::string cli_path(const SsOptions& o) {
   if (!o.cli.empty()) return o.cli;
   const std::filesystem::path beside = std::filesystem::path(o.binary).parent_path() / "simple_switch_CLI";
@@ -81,7 +61,7 @@ bool fill_tables(const SsOptions& o, const std::filesystem::path& dir, const std
                  std::string* problem) {
   const std::string log = (dir / "ss_cli.log").string();
   for (int attempt = 0; attempt < 50; ++attempt) {
-    const pid_t cli = spawn({cli_path(o), "--thrift-port", std::to_string(o.thrift_port)}, dir, commands, log);
+    const pid_t cli = spawn_in({cli_path(o), "--thrift-port", std::to_string(o.thrift_port)}, dir, commands, log);
     int status = 0;
     ::waitpid(cli, &status, 0);
     std::string text;
@@ -136,6 +116,26 @@ std::string compare(const std::vector<std::string>& ours, const std::vector<std:
 }
 
 }  // namespace
+
+// Starts `argv` in `dir` with stdin from `in` ("" : /dev/null) and stdout and stderr into `log`.
+pid_t spawn_in(const std::vector<std::string>& argv_s, const std::filesystem::path& dir, const std::string& in,
+               const std::string& log) {
+  std::vector<std::string> args = argv_s;
+  std::vector<char*> argv;
+  for (std::string& a : args) argv.push_back(a.data());
+  argv.push_back(nullptr);
+  const pid_t pid = ::fork();
+  if (pid != 0) return pid;
+  const int out = ::open(log.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+  const int input = ::open(in.empty() ? "/dev/null" : in.c_str(), O_RDONLY);
+  if (out < 0 || input < 0 || ::chdir(dir.c_str()) != 0) ::_exit(127);
+  ::dup2(input, 0);
+  ::dup2(out, 1);
+  ::dup2(out, 2);
+  ::setpgid(0, 0);
+  ::execvp(argv[0], argv.data());
+  ::_exit(127);
+}
 
 bool RawCapture::open(const std::string& path, std::string* error) {
   path_ = path;
@@ -213,7 +213,7 @@ SsResult run_simple_switch(const SsOptions& o, const std::filesystem::path& dir,
   // The wait before simple_switch reads its inputs: time for the CLI's commands (a few hundred a
   // second through Python and Thrift), or its first frames meet empty tables.
   const int wait_s = 3 + static_cast<int>(lines / 200);
-  const pid_t ss = spawn({o.binary, "--use-files", std::to_string(wait_s), "--thrift-port", std::to_string(o.thrift_port),
+  const pid_t ss = spawn_in({o.binary, "--use-files", std::to_string(wait_s), "--thrift-port", std::to_string(o.thrift_port),
                           "-i", "0@p0", "-i", "1@p1", "-i", "2@p2", program},
                          dir, "", (dir / "ss.log").string());
   if (ss < 0 || !fill_tables(o, dir, ss_commands, ss, &res.problem)) {
@@ -221,7 +221,8 @@ SsResult run_simple_switch(const SsOptions& o, const std::filesystem::path& dir,
     return res;
   }
   // Until it has written as many bytes as dpusim did (the same frames, if they match), or nothing
-  // more for 20 s after its wait.
+  // more for 20 s after its wait: wall time, the bench waiting on another process (nothing
+  // simulated reads it).
   std::vector<std::string> outputs;
   for (const char* p : {"p0_out.pcap", "p1_out.pcap", "p2_out.pcap"}) outputs.push_back((dir / p).string());
   const std::uintmax_t expected = written_bytes(dpusim_outputs);

@@ -11,6 +11,8 @@
 // dpusim's is per CPU second of its whole process, as the row above it prints.
 #pragma once
 
+#include <sys/types.h>
+
 #include <cstddef>
 #include <filesystem>
 #include <fstream>
@@ -50,6 +52,11 @@ class RawCapture {
   bool swapped_ = false;
   double unit_ = 1e-6;
 };
+
+// Starts `argv` (argv[0] looked up on PATH) in `dir`, in a process group of its own, with stdin
+// from `in` ("" : /dev/null) and stdout and stderr into `log`; its pid, or -1.
+pid_t spawn_in(const std::vector<std::string>& argv, const std::filesystem::path& dir, const std::string& in,
+               const std::string& log);
 
 // Runs simple_switch on `program` in `dir` (p1_in.pcap there; empty captures are made for
 // ports 0 and 2), the `commands` file through the CLI, until it has written as many bytes as

@@ -28,8 +28,7 @@ import sys
 import tempfile
 import time
 
-from dpusim.linux import _root
-
+ROOT = os.environ.get("DPUSIM_ROOT", os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))))
 PORTS = 8
 MAX_FRAMES = 60  # below simple_switch's default egress queue depth (64 frames)
 # What makes simple_switch's output depend on its threads or the host's clock: the random
@@ -192,7 +191,7 @@ def first_difference(ours, theirs):
 def main(argv=None):
     ap = argparse.ArgumentParser(prog="dpusim.p4diff", description=__doc__.splitlines()[0])
     ap.add_argument("--ss", required=True, help="bmv2's simple_switch executable")
-    ap.add_argument("--programs", default=os.path.join(os.path.dirname(_root()), "shared", "p4-stf"),
+    ap.add_argument("--programs", default=os.path.join(os.path.dirname(ROOT), "shared", "p4-stf"),
                     help="a folder of bmv2 JSON programs (STF files beside them seed the frames)")
     ap.add_argument("--frames", type=int, default=MAX_FRAMES)
     ap.add_argument("--seed", type=int, default=1)
@@ -206,7 +205,7 @@ def main(argv=None):
         ap.error(f"--ss {args.ss}: not an executable file")
     if not os.path.isdir(args.programs):
         ap.error(f"--programs {args.programs}: not a folder")
-    p4 = os.path.join(os.environ.get("DPUSIM_BUILD_DIR") or os.path.join(_root(), "build"), "p4", "tool", "dpusim-p4")
+    p4 = os.path.join(os.environ.get("DPUSIM_BUILD_DIR") or os.path.join(ROOT, "build"), "p4", "tool", "dpusim-p4")
     programs = sorted(f for f in os.listdir(args.programs) if f.endswith(".json") and args.only in f)
     counts = {"same": 0, "differ": 0, "reordered": 0, "nondeterministic": 0, "refused": 0, "simple_switch failed": 0}
     for name in programs:

@@ -148,14 +148,13 @@ void VnetEngine::transmit(Vq& vq, const Chain& chain) {
 // offloads the header asks for done (net/offload.h): one frame on the wire, or its segments, or
 // a counted drop naming the header's values.
 void VnetEngine::send_frame(Vq& vq, std::vector<uint8_t> bytes) {
-  auto le16 = [&bytes](size_t at) { return uint16_t(bytes[at] | bytes[at + 1] << 8); };
   const uint8_t flags = bytes[VIRTIO_NET_HDR_FLAGS], gso_type = bytes[VIRTIO_NET_HDR_GSO_TYPE];
   net::TxOffload o;
   o.needs_csum = flags & VIRTIO_NET_HDR_F_NEEDS_CSUM;
-  o.csum_start = le16(VIRTIO_NET_HDR_CSUM_START);
-  o.csum_offset = le16(VIRTIO_NET_HDR_CSUM_OFFSET);
-  o.hdr_len = le16(VIRTIO_NET_HDR_HDR_LEN);
-  o.gso_size = le16(VIRTIO_NET_HDR_GSO_SIZE);
+  o.csum_start = get_le16(&bytes[VIRTIO_NET_HDR_CSUM_START]);
+  o.csum_offset = get_le16(&bytes[VIRTIO_NET_HDR_CSUM_OFFSET]);
+  o.hdr_len = get_le16(&bytes[VIRTIO_NET_HDR_HDR_LEN]);
+  o.gso_size = get_le16(&bytes[VIRTIO_NET_HDR_GSO_SIZE]);
   o.ecn = gso_type & VIRTIO_NET_HDR_GSO_ECN;
   o.ecn_allowed = features_ & bit(VIRTIO_NET_F_HOST_ECN);
   const uint8_t type = gso_type & uint8_t(~VIRTIO_NET_HDR_GSO_ECN);
